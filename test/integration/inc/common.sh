@@ -1,0 +1,486 @@
+# common.sh - the integration test harness, sourced by every test/integration/t/*.sh.
+#
+# Each test gets a private temp dir ($T, removed at exit unless KEEP=1) and starts
+# its own throwaway mariadbd servers in it, each known by a NAME (a shell word such
+# as src or dst). A server has its own datadir, socket, free TCP port on 127.0.0.1,
+# error log and a generated option file whose [client] section lets the test, the
+# tool under test ($XB) and xb_load connect with --defaults-file only, so no secret
+# is ever on a command line. An EXIT trap kills every server the test started (by
+# its recorded pid, never by name) and removes the temp dir. Assertions print what
+# differed and exit 1; a test exits 0 pass, 1 fail, 77 skip.
+#
+# Environment: XB (tool under test, default build/xtrabackup; XB=mariabackup runs
+# the scenarios against the oracle), PREPARE_BIN (preparer, default mariabackup),
+# MARIADBD, KEEP=1 (keep $T), SERVER_USER (user mariadbd runs as when root).
+
+set -u -o pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+XB=${XB:-$TOP/build/xtrabackup}
+PREPARE_BIN=${PREPARE_BIN:-mariabackup}
+MARIADBD=${MARIADBD:-/usr/sbin/mariadbd}
+XB_LOAD=${XB_LOAD:-$TOP/build/xb_load}
+START_TIMEOUT=${START_TIMEOUT:-60}
+TEST_NAME=$(basename "$0" .sh)
+
+# Resolve XB to a path; XB_KIND is "mariabackup" for the oracle, "xtrabackup" otherwise,
+# so tests can branch where only the wording of a message differs.
+if [[ $XB != */* ]]; then
+    XB=$(command -v "$XB" || echo "$XB")
+fi
+case "$(basename "$XB")" in
+    mariabackup|mariadb-backup) XB_KIND=mariabackup ;;
+    *) XB_KIND=xtrabackup ;;
+esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/xbtest.XXXX") || { echo "FAIL: mktemp failed" >&2; exit 1; }
+chmod 711 "$T"   # lets a server or tool run as another user traverse it
+
+declare -a SERVERS=()       # names of servers started by this test
+declare -A SRV_DATADIR=()   # NAME -> datadir
+declare -A SRV_CNF=()       # NAME -> generated option file
+declare -A SRV_SOCK=()      # NAME -> unix socket
+declare -A SRV_PORT=()      # NAME -> TCP port on 127.0.0.1
+declare -A SRV_PID=()       # NAME -> mariadbd pid (empty when stopped)
+declare -A SRV_ERRLOG=()    # NAME -> error log
+declare -A SRV_USER=()      # NAME -> OS user mariadbd runs as
+declare -a BG_PIDS=()       # background helpers (load, DDL) killed at exit
+SERVER_ID_NEXT=1
+
+# ---------------------------------------------------------------- logging, assertions
+
+log()  { printf '# %s %s\n' "$(date +%H:%M:%S)" "$*"; }
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
+
+# assert_eq EXPECTED ACTUAL MSG - multi-line values are shown as a unified diff.
+assert_eq() {
+    local exp=$1 act=$2 msg=$3
+    [[ "$exp" == "$act" ]] && return 0
+    printf 'FAIL: %s\n' "$msg" >&2
+    if [[ $exp == *$'\n'* || $act == *$'\n'* ]]; then
+        diff -u --label expected --label actual <(printf '%s\n' "$exp") <(printf '%s\n' "$act") | sed 's/^/  /' >&2
+    else
+        printf '  expected: %s\n  actual:   %s\n' "$exp" "$act" >&2
+    fi
+    exit 1
+}
+
+# assert_contains FILE ERE MSG - FILE has a line matching the extended regexp.
+assert_contains() {
+    local file=$1 pat=$2 msg=$3
+    [[ -f $file ]] || fail "$msg: $file does not exist"
+    grep -Eq -- "$pat" "$file" && return 0
+    printf 'FAIL: %s: no line of %s matches /%s/; its last lines:\n' "$msg" "$file" "$pat" >&2
+    tail -n 15 "$file" | sed 's/^/  | /' >&2
+    exit 1
+}
+
+# assert_not_contains FILE ERE MSG
+assert_not_contains() {
+    local file=$1 pat=$2 msg=$3
+    [[ -f $file ]] || return 0
+    grep -Eq -- "$pat" "$file" || return 0
+    printf 'FAIL: %s: %s has lines matching /%s/:\n' "$msg" "$file" "$pat" >&2
+    grep -E -- "$pat" "$file" | head -n 10 | sed 's/^/  | /' >&2
+    exit 1
+}
+
+assert_file() {
+    local f
+    for f in "$@"; do [[ -e $f ]] || fail "expected file missing: $f"; done
+}
+
+# last_line FILE - the last non-empty line.
+last_line() { grep -v '^[[:space:]]*$' "$1" | tail -n 1; }
+
+# The success line: mariabackup prefixes it with "[00] date time ", our tool may not.
+OK_LINE_RE='^(\[[0-9]+\] [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} )?completed OK!$'
+
+# assert_ok RC LOG WHAT - exit code 0 and the last stderr line is "completed OK!".
+assert_ok() {
+    local rc=$1 errlog=$2 what=$3
+    if [[ $rc -ne 0 ]] || ! last_line "$errlog" | grep -Eq "$OK_LINE_RE"; then
+        printf 'FAIL: %s: exit code %s, last line %q; log tail:\n' "$what" "$rc" "$(last_line "$errlog")" >&2
+        tail -n 25 "$errlog" | sed 's/^/  | /' >&2
+        exit 1
+    fi
+}
+
+# assert_failed RC LOG WHAT - non-zero exit and no "completed OK!" as the last line.
+assert_failed() {
+    local rc=$1 errlog=$2 what=$3
+    [[ $rc -ne 0 ]] || { tail -n 10 "$errlog" | sed 's/^/  | /' >&2; fail "$what: expected a non-zero exit code, got 0"; }
+    if last_line "$errlog" | grep -Eq "$OK_LINE_RE"; then
+        fail "$what: failed with exit code $rc but the last line still says completed OK!"
+    fi
+    [[ $rc -lt 126 ]] || fail "$what: exit code $rc means the tool crashed or could not be run"
+}
+
+# ---------------------------------------------------------------- servers
+
+cnf_of()     { echo "${SRV_CNF[$1]}"; }
+datadir_of() { echo "${SRV_DATADIR[$1]}"; }
+sock_of()    { echo "${SRV_SOCK[$1]}"; }
+port_of()    { echo "${SRV_PORT[$1]}"; }
+errlog_of()  { echo "${SRV_ERRLOG[$1]}"; }
+pid_of()     { echo "${SRV_PID[$1]:-}"; }
+
+# free_port - a TCP port nobody listens on (another process may still take it
+# before the server binds; server_start_on retries on a bind failure).
+free_port() {
+    local p i
+    for i in $(seq 1 50); do
+        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"; return 0
+        fi
+    done
+    fail "no free TCP port found"
+}
+
+_srv_user() {
+    if [[ $(id -u) -eq 0 ]]; then echo "${SERVER_USER:-root}"; else id -un; fi
+}
+
+# write_cnf NAME DATADIR [mysqld options...] - (re)generates $T/NAME/my.cnf.
+# Extra options ("--opt=val" or "opt=val") go last in [mysqld] so they win.
+write_cnf() {
+    local name=$1 datadir=$2; shift 2
+    local dir=$T/$name cnf=$T/$name/my.cnf port opt
+    mkdir -p "$dir/tmp"
+    port=$(free_port)
+    SRV_DATADIR[$name]=$datadir
+    SRV_CNF[$name]=$cnf
+    SRV_SOCK[$name]=$dir/mysqld.sock
+    SRV_PORT[$name]=$port
+    SRV_ERRLOG[$name]=$dir/error.log
+    SRV_USER[$name]=$(_srv_user)
+    {
+        echo "[client]"
+        echo "user=root"
+        echo "socket=$dir/mysqld.sock"
+        echo "port=$port"
+        echo
+        echo "[mysqld]"
+        echo "user=${SRV_USER[$name]}"
+        echo "datadir=$datadir"
+        echo "socket=$dir/mysqld.sock"
+        echo "port=$port"
+        echo "bind-address=127.0.0.1"
+        echo "pid-file=$dir/mysqld.pid"
+        echo "log-error=$dir/error.log"
+        echo "tmpdir=$dir/tmp"
+        echo "log-bin=mysql-bin"
+        echo "server-id=$SERVER_ID_NEXT"
+        echo "innodb_log_file_size=64M"
+        echo "innodb_buffer_pool_size=128M"
+        for opt in "$@"; do echo "${opt#--}"; done
+    } > "$cnf"
+    SERVER_ID_NEXT=$((SERVER_ID_NEXT + 1))
+    chmod 644 "$cnf"
+    if [[ ${SRV_USER[$name]} != "$(id -un)" ]]; then
+        chown -R "${SRV_USER[$name]}" "$dir"
+    fi
+    # Convenience variables: the last configured server, and NAME_CNF etc.
+    DATADIR=$datadir; CNF=$cnf; SOCK=$dir/mysqld.sock; PORT=$port
+    if [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+        printf -v "${name}_DATADIR" '%s' "$datadir"
+        printf -v "${name}_CNF" '%s' "$cnf"
+        printf -v "${name}_SOCK" '%s' "$dir/mysqld.sock"
+        printf -v "${name}_PORT" '%s' "$port"
+    fi
+}
+
+# server_start NAME [mysqld options...] - fresh datadir, then server_start_on.
+server_start() {
+    local name=$1; shift
+    local datadir=$T/$name/data
+    [[ -e $datadir ]] && fail "server_start $name: $datadir already exists"
+    mkdir -p "$T/$name"
+    local u; u=$(_srv_user)
+    [[ $u != "$(id -un)" ]] && chown "$u" "$T/$name"
+    if ! mariadb-install-db --no-defaults --datadir="$datadir" --user="$u" \
+            --auth-root-authentication-method=normal --skip-test-db \
+            > "$T/$name/install.log" 2>&1; then
+        cat "$T/$name/install.log" >&2
+        fail "mariadb-install-db for $name failed"
+    fi
+    server_start_on "$name" "$datadir" "$@"
+}
+
+# server_start_on NAME DATADIR [mysqld options...] - start mariadbd on an existing
+# datadir and wait until it accepts connections.
+server_start_on() {
+    local name=$1 datadir=$2; shift 2
+    local attempt
+    for attempt in 1 2 3; do
+        write_cnf "$name" "$datadir" "$@"
+        [[ ${SRV_USER[$name]} != "$(id -un)" ]] && chown -R "${SRV_USER[$name]}" "$datadir"
+        : > "${SRV_ERRLOG[$name]}"
+        [[ ${SRV_USER[$name]} != "$(id -un)" ]] && chown "${SRV_USER[$name]}" "${SRV_ERRLOG[$name]}"
+        "$MARIADBD" --defaults-file="${SRV_CNF[$name]}" >> "$T/$name/stdout.log" 2>&1 < /dev/null &
+        SRV_PID[$name]=$!
+        disown "${SRV_PID[$name]}"   # no job-control chatter when it is killed
+        [[ " ${SERVERS[*]} " == *" $name "* ]] || SERVERS+=("$name")
+        if _wait_ready "$name"; then
+            log "server $name up (pid ${SRV_PID[$name]}, port ${SRV_PORT[$name]}, datadir $datadir)"
+            return 0
+        fi
+        if grep -q 'Bind on TCP/IP port' "${SRV_ERRLOG[$name]}"; then
+            log "server $name: port ${SRV_PORT[$name]} taken, retrying"
+            continue
+        fi
+        break
+    done
+    echo "error log of $name (${SRV_ERRLOG[$name]}):" >&2
+    tail -n 40 "${SRV_ERRLOG[$name]}" | sed 's/^/  | /' >&2
+    fail "server $name did not start"
+}
+
+_wait_ready() {
+    local name=$1 pid=${SRV_PID[$1]} i
+    for ((i = 0; i < START_TIMEOUT * 5; i++)); do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            wait "$pid" 2>/dev/null
+            SRV_PID[$name]=
+            return 1
+        fi
+        if mariadb --defaults-file="${SRV_CNF[$name]}" -N -B -e 'SELECT 1' >/dev/null 2>&1; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    echo "server $name not ready after ${START_TIMEOUT}s" >&2
+    kill -9 "$pid" 2>/dev/null
+    SRV_PID[$name]=
+    return 1
+}
+
+_wait_gone() {
+    local pid=$1 secs=$2 i
+    for ((i = 0; i < secs * 10; i++)); do
+        kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+
+# server_stop NAME - clean shutdown (SIGTERM), waits up to 120s.
+server_stop() {
+    local name=$1 pid=${SRV_PID[$1]:-}
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null
+    if ! _wait_gone "$pid" 120; then
+        kill -9 "$pid" 2>/dev/null
+        fail "server $name (pid $pid) did not shut down within 120s"
+    fi
+    SRV_PID[$name]=
+    log "server $name stopped"
+}
+
+# server_kill NAME - SIGKILL, no shutdown.
+server_kill() {
+    local name=$1 pid=${SRV_PID[$1]:-}
+    [[ -n $pid ]] || return 0
+    kill -9 "$pid" 2>/dev/null
+    _wait_gone "$pid" 30
+    SRV_PID[$name]=
+}
+
+# sql NAME STATEMENT... - batch mode, no column names; returns the client's exit code.
+sql() {
+    local name=$1; shift
+    mariadb --defaults-file="${SRV_CNF[$name]}" -N -B -e "$*"
+}
+
+# checksum_all NAME - "db.table checksum" for every base table outside the system
+# schemas, sorted.
+checksum_all() {
+    local name=$1 list
+    list=$(sql "$name" "SELECT GROUP_CONCAT(CONCAT('\`', REPLACE(table_schema, '\`', '\`\`'), '\`.\`',
+                REPLACE(table_name, '\`', '\`\`'), '\`') ORDER BY table_schema, table_name SEPARATOR ', ')
+            FROM information_schema.tables WHERE table_type = 'BASE TABLE'
+            AND table_schema NOT IN ('mysql', 'sys', 'information_schema', 'performance_schema')") \
+        || fail "checksum_all $name: listing tables failed"
+    [[ -z $list || $list == NULL ]] && return 0
+    sql "$name" "SET SESSION group_concat_max_len = 1048576; CHECKSUM TABLE $list EXTENDED" \
+        | awk -F'\t' '{ print $1 " " $2 }' | LC_ALL=C sort
+}
+
+# table_list NAME - "db.table engine" for every base table outside the system schemas.
+table_list() {
+    sql "$1" "SELECT CONCAT(table_schema, '.', table_name, ' ', engine) FROM information_schema.tables
+              WHERE table_type = 'BASE TABLE'
+              AND table_schema NOT IN ('mysql', 'sys', 'information_schema', 'performance_schema')
+              ORDER BY 1" | LC_ALL=C sort
+}
+
+# ---------------------------------------------------------------- backup and restore
+
+# xb_backup NAME TARGET [extra options...] - run "$XB --defaults-file=CNF --backup
+# --target-dir=TARGET ..." with stdout in $XB_OUT and stderr in $XB_ERR; returns
+# the tool's exit code (sets XB_RC too).
+XB_RUN=0
+xb_backup() {
+    local name=$1 target=$2; shift 2
+    xb_run --defaults-file="${SRV_CNF[$name]}" --backup --target-dir="$target" "$@"
+}
+
+# xb_run ARGS... - run $XB with ARGS, stdout to $XB_OUT, stderr to $XB_ERR.
+xb_run() {
+    XB_RUN=$((XB_RUN + 1))
+    XB_OUT=$T/xb.$XB_RUN.out
+    XB_ERR=$T/xb.$XB_RUN.err
+    log "run: $(basename "$XB") $*"
+    "$XB" "$@" > "$XB_OUT" 2> "$XB_ERR" < /dev/null
+    XB_RC=$?
+    log "exit code $XB_RC, last line: $(last_line "$XB_ERR" 2>/dev/null)"
+    return $XB_RC
+}
+
+# prepare_backup DIR - $PREPARE_BIN --prepare on DIR (in place).
+prepare_backup() {
+    local dir=$1 plog=$T/prepare.$RANDOM.log rc
+    log "prepare: $(basename "$PREPARE_BIN") --prepare --target-dir=$dir"
+    "$PREPARE_BIN" --prepare --target-dir="$dir" > "$plog" 2>&1 < /dev/null
+    rc=$?
+    assert_ok "$rc" "$plog" "prepare of $dir"
+}
+
+# restore_backup DIR NAME [mysqld options...] - prepare DIR, copy it into a new
+# datadir $T/NAME/data (minus the xtrabackup_* files and backup-my.cnf; tablespaces
+# named by .isl files are moved under $T/NAME/ext/ and the .isl rewritten, so the
+# restored server never shares a file with the source), start server NAME on it and
+# check its error log for crash recovery or errors. With RESTORE_BINLOG_FROM=SRC
+# the binary logs of server SRC, cut at the position in DIR/xtrabackup_binlog_info,
+# are installed too (a point-in-time restore), so the restored @@gtid_binlog_pos
+# comes from real binlog events.
+restore_backup() {
+    local dir=$1 name=$2; shift 2
+    local datadir=$T/$name/data isl target rel
+    [[ -d $dir ]] || fail "restore_backup: no backup directory $dir"
+    [[ -e $datadir ]] && fail "restore_backup: $datadir already exists"
+    prepare_backup "$dir"
+    mkdir -p "$datadir"
+    cp -a "$dir/." "$datadir/" || fail "restore_backup: copying $dir failed"
+    rm -f "$datadir"/xtrabackup_* "$datadir/backup-my.cnf"
+    while IFS= read -r -d '' isl; do
+        target=$(tr -d '\n' < "$isl")
+        rel=${isl#"$datadir"/}; rel=${rel%.isl}
+        [[ -f $datadir/$rel.ibd ]] || fail "restore_backup: $rel.isl but no $rel.ibd in the backup"
+        mkdir -p "$T/$name/ext$(dirname "$target")"
+        mv "$datadir/$rel.ibd" "$T/$name/ext$target"
+        printf '%s' "$T/$name/ext$target" > "$isl"
+    done < <(find "$datadir" -name '*.isl' -print0)
+    if [[ -n ${RESTORE_BINLOG_FROM:-} ]]; then
+        install_binlog_upto "$RESTORE_BINLOG_FROM" "$dir/xtrabackup_binlog_info" "$datadir"
+    fi
+    server_start_on "$name" "$datadir" "$@"
+    check_clean_start "$name"
+}
+
+# check_clean_start NAME - the error log shows no crash recovery and no error.
+check_clean_start() {
+    local e=${SRV_ERRLOG[$1]}
+    assert_not_contains "$e" 'crash recovery|Recovering after a crash|\[ERROR\]|[Cc]orrupt' \
+        "restored server $1 did not start cleanly"
+}
+
+# install_binlog_upto SRC BINLOG_INFO DATADIR - copy the binlogs of server SRC up to
+# the file named in BINLOG_INFO, cut the last one at the recorded position, mark it
+# closed and write the index, so a server on DATADIR resumes exactly there.
+install_binlog_upto() {
+    local src=$1 info=$2 datadir=$3 file pos f base
+    read -r file pos _ < "$info" || fail "cannot read $info"
+    [[ -n $file && $pos =~ ^[0-9]+$ ]] || fail "bad binlog info in $info: $(cat "$info")"
+    file=$(basename "$file")
+    local srcdir=${SRV_DATADIR[$src]}
+    [[ -f $srcdir/$file ]] || fail "binlog $file named in $info is not in $srcdir"
+    : > "$datadir/mysql-bin.index"
+    while read -r f; do
+        base=$(basename "$f")
+        cp "$srcdir/$base" "$datadir/$base"
+        echo "./$base" >> "$datadir/mysql-bin.index"
+        [[ $base == "$file" ]] && break
+    done < "$srcdir/mysql-bin.index"
+    truncate -s "$pos" "$datadir/$file"
+    # Clear LOG_EVENT_BINLOG_IN_USE_F (flags of the format description event at
+    # offset 4 + 17) so the server sees a cleanly closed log.
+    local flags
+    flags=$(od -An -tu1 -j21 -N1 "$datadir/$file" | tr -d ' ')
+    printf "\\$(printf '%03o' $((flags & ~1)))" | dd of="$datadir/$file" bs=1 seek=21 conv=notrunc status=none
+    rm -f "$datadir"/mysql-bin.state
+}
+
+# ---------------------------------------------------------------- workload helpers
+
+# build_xb_load - compile test/tools/xb_load.c into build/xb_load when missing or stale.
+build_xb_load() {
+    local src=$TOP/test/tools/xb_load.c
+    if [[ ! -x $XB_LOAD || $src -nt $XB_LOAD ]]; then
+        mkdir -p "$(dirname "$XB_LOAD")"
+        # shellcheck disable=SC2046
+        gcc -O2 -Wall -o "$XB_LOAD.tmp.$$" "$src" $(pkg-config --cflags --libs libmariadb) -lpthread \
+            && mv -f "$XB_LOAD.tmp.$$" "$XB_LOAD" || { rm -f "$XB_LOAD.tmp.$$"; return 1; }
+    fi
+}
+
+# xb_load NAME ARGS... - run the workload tool against server NAME.
+xb_load() {
+    local name=$1; shift
+    "$XB_LOAD" --defaults-file="${SRV_CNF[$name]}" "$@"
+}
+
+# bg_track PID - kill PID (and wait for it) at exit if it is still running.
+bg_track() { BG_PIDS+=("$1"); }
+
+# wait_for SECONDS COMMAND... - poll COMMAND every 0.2s until it succeeds.
+wait_for() {
+    local secs=$1 i; shift
+    for ((i = 0; i < secs * 5; i++)); do
+        "$@" && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# gtid_seq GTID_LIST - the sequence number of domain 0 in a GTID list ("0-1-42" -> 42).
+gtid_seq() {
+    local g
+    IFS=',' read -ra g <<< "$1"
+    for g in "${g[@]}"; do
+        g=${g// /}
+        [[ $g == 0-* ]] && { echo "${g##*-}"; return 0; }
+    done
+    echo 0
+}
+
+# ---------------------------------------------------------------- cleanup
+
+_cleanup() {
+    local rc=$? name pid
+    trap - EXIT INT TERM
+    for pid in "${BG_PIDS[@]}"; do
+        kill -TERM "$pid" 2>/dev/null && { _wait_gone "$pid" 10 || kill -9 "$pid" 2>/dev/null; }
+    done
+    for name in "${SERVERS[@]}"; do
+        pid=${SRV_PID[$name]:-}
+        [[ -n $pid ]] && { kill -9 "$pid" 2>/dev/null; _wait_gone "$pid" 30; }
+    done
+    if [[ ${KEEP:-0} == 1 ]]; then
+        echo "# KEEP=1: test files kept in $T" >&2
+    else
+        chmod -R u+rwX "$T" 2>/dev/null
+        rm -rf "$T"
+    fi
+    exit "$rc"
+}
+trap _cleanup EXIT
+trap 'exit 1' INT TERM
+
+# Preconditions every test shares.
+[[ -x $XB ]] || fail "tool under test not found or not executable: $XB (build it with make, or run with XB=mariabackup)"
+command -v "$PREPARE_BIN" >/dev/null || fail "preparer not found: $PREPARE_BIN"
+[[ -x $MARIADBD ]] || skip "no mariadbd at $MARIADBD"
+log "test $TEST_NAME: XB=$XB ($XB_KIND), PREPARE_BIN=$PREPARE_BIN, temp dir $T"
