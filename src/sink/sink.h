@@ -19,6 +19,8 @@
 #include "../common/error.h"
 
 typedef struct xb_sink xb_sink;
+/* A file being written. Every driver's file struct starts with the owning
+ * sink pointer, so the wrappers can find the vtable. */
 typedef struct xb_sink_file xb_sink_file;
 
 /* The driver vtable. */

@@ -1,0 +1,106 @@
+/*
+ * backup_int.h - state shared by the parts of the --backup command.
+ *
+ * backup.c runs the sequence (connect, redo follower, copy, locks, finish);
+ * scan.c finds the files to copy; ddl.c reconciles tablespaces created,
+ * renamed or dropped while they were being copied; meta.c writes the
+ * metadata files. They share this context.
+ */
+#ifndef XB_BACKUP_INT_H
+#define XB_BACKUP_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "config/options.h"
+#include "db/server.h"
+#include "sink/sink.h"
+
+enum bfile_kind {
+	BF_INNODB,      /* .ibd, ibdata*, undo*: copied page by page with validation */
+	BF_PLAIN,       /* copied as bytes under BLOCK_DDL (.frm, MyISAM, CSV, ...) */
+	BF_ARIA,        /* Aria tables and logs, copied under BLOCK_COMMIT */
+};
+
+typedef struct bfile {
+	char *src;            /* absolute source path */
+	char *rel;            /* path inside the backup */
+	uint64_t size;        /* size when scanned */
+	int kind;             /* enum bfile_kind */
+	bool system_space;    /* part of the system tablespace */
+	uint32_t first_page_no; /* first page number of a system tablespace file */
+	uint32_t space_id;    /* InnoDB space id (from page 0), or UINT32_MAX */
+	bool copied;          /* copy finished */
+	bool missing;         /* vanished before it could be copied */
+	bool deferred;        /* page 0 not readable yet: retry later */
+} bfile;
+
+typedef struct bfile_list {
+	bfile *v;             /* files */
+	size_t n, cap;        /* count and capacity */
+} bfile_list;
+
+typedef struct server_layout {
+	char datadir[4096];            /* server datadir, with trailing '/' removed */
+	char data_home_dir[4096];      /* innodb_data_home_dir (datadir when empty) */
+	char data_file_path[1024];     /* innodb_data_file_path */
+	char undo_dir[4096];           /* innodb_undo_directory */
+	char log_dir[4096];            /* innodb_log_group_home_dir */
+	char aria_log_dir[4096];       /* aria_log_dir_path */
+	uint32_t page_size;            /* innodb_page_size */
+	uint64_t log_file_size;        /* innodb_log_file_size */
+	char checksum_algorithm[64];   /* innodb_checksum_algorithm */
+	int undo_tablespaces;          /* innodb_undo_tablespaces */
+	int compression_level;         /* innodb_compression_level */
+	bool log_bin;                  /* binary logging on */
+	char version[128];             /* SELECT VERSION() */
+} server_layout;
+
+typedef struct backup_ctx {
+	const xb_options *o;           /* options */
+	xb_server srv;                 /* connection */
+	server_layout lay;             /* where the server keeps things */
+	xb_sink *sink;                 /* the backup target */
+	bfile_list files;              /* files found by the scan */
+	struct redo_follower *rf;      /* redo follower */
+	uint64_t start_checkpoint;     /* checkpoint LSN the redo copy starts at */
+	uint64_t to_lsn;               /* checkpoint LSN at the end */
+	uint64_t last_lsn;             /* end of the redo copy */
+	char binlog_file[512];         /* SHOW MASTER STATUS File */
+	unsigned long long binlog_pos; /* SHOW MASTER STATUS Position */
+	char gtid[4096];               /* gtid_current_pos */
+	bool have_binlog;              /* binlog info recorded */
+	time_t start_time, end_time;   /* wall clock */
+	time_t lock_start;             /* BLOCK_COMMIT taken */
+	double lock_seconds;           /* time under BLOCK_COMMIT */
+	bool staged;                   /* BACKUP STAGE START done */
+	bool slave_stopped;            /* --safe-slave-backup stopped the SQL thread */
+	struct xb_progress *progress;  /* progress display */
+} backup_ctx;
+
+/* scan.c */
+int scan_innodb(backup_ctx *c, bfile_list *out, xb_error *err);
+int scan_other(backup_ctx *c, bfile_list *out, xb_error *err);
+void bfile_list_free(bfile_list *l);
+int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err);
+int read_space_id(const char *path, uint32_t *space_id);
+
+/* copy of plain files (backup.c) */
+int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err);
+int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err);
+
+/* ddl.c */
+int ddl_reconcile(backup_ctx *c, xb_error *err);
+void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, const char *new_name, uint64_t lsn);
+
+/* meta.c */
+int meta_write_binlog_info(backup_ctx *c, xb_error *err);
+int meta_write_slave_info(backup_ctx *c, xb_error *err);
+int meta_write_galera_info(backup_ctx *c, xb_error *err);
+int meta_write_backup_cnf(backup_ctx *c, xb_error *err);
+int meta_write_info(backup_ctx *c, xb_error *err);
+int meta_write_checkpoints(backup_ctx *c, xb_error *err);
+
+#endif

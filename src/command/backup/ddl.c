@@ -1,0 +1,113 @@
+/*
+ * ddl.c - tablespaces created, renamed, truncated or dropped during the copy.
+ *
+ * While datafiles are copied, DDL keeps running. Under BACKUP STAGE
+ * BLOCK_DDL no more DDL can start, so the InnoDB files are scanned again and
+ * compared by space id with what was copied:
+ *   - a copied file whose path no longer holds the same tablespace (dropped,
+ *     renamed away, or replaced by TRUNCATE / a rebuilding ALTER) gets an empty
+ *     "<name>.del" marker, so prepare deletes the stale copy;
+ *   - a tablespace now at a path where it was not copied (created, renamed
+ *     in, or rebuilt) is copied now as "<name>.new", which prepare renames to
+ *     "<name>.ibd" before applying the redo log.
+ * A rename is thus carried as a delete plus a fresh copy: simpler than a
+ * rename marker and safe, at the price of copying a renamed table twice.
+ * These are the markers mariabackup --prepare understands. The redo follower
+ * reports the file operations it sees (ddl_note_file_op), which are logged as
+ * they happen.
+ */
+#include "backup_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+enum { FOP_CREATE = 1, FOP_DELETE = 2, FOP_RENAME = 3, FOP_MODIFY = 4 };
+
+void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, const char *new_name, uint64_t lsn)
+{
+	(void)ctx;
+	switch (op) {
+	case FOP_CREATE:
+		xb_info("DDL tracking : create %u \"%s\" at LSN %llu", space_id, name, (unsigned long long)lsn);
+		break;
+	case FOP_DELETE:
+		xb_info("DDL tracking : delete %u \"%s\" at LSN %llu", space_id, name, (unsigned long long)lsn);
+		break;
+	case FOP_RENAME:
+		xb_info("DDL tracking : rename %u \"%s\",\"%s\" at LSN %llu", space_id, name, new_name ? new_name : "",
+			(unsigned long long)lsn);
+		break;
+	default:
+		break;
+	}
+}
+
+/* "db/t1.ibd" -> "db/t1" + ext */
+static void with_ext(char *out, size_t n, const char *rel, const char *ext)
+{
+	size_t l = strlen(rel);
+	if (l > 4 && !strcmp(rel + l - 4, ".ibd"))
+		l -= 4;
+	snprintf(out, n, "%.*s%s", (int)l, rel, ext);
+}
+
+static const bfile *find_rel(const bfile_list *l, const char *rel)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].rel, rel))
+			return &l->v[i];
+	return NULL;
+}
+
+int ddl_reconcile(backup_ctx *c, xb_error *err)
+{
+	bfile_list now = {0};
+	int rc = scan_innodb(c, &now, err);
+	if (rc) {
+		bfile_list_free(&now);
+		return rc;
+	}
+	int dels = 0, news = 0;
+	/* copied files that no longer hold the same tablespace */
+	for (size_t i = 0; i < c->files.n && !rc; i++) {
+		bfile *f = &c->files.v[i];
+		if (f->kind != BF_INNODB || f->system_space || !f->copied)
+			continue;
+		const bfile *cur = find_rel(&now, f->rel);
+		if (cur && cur->space_id == f->space_id && f->space_id != UINT32_MAX)
+			continue;
+		if (!strncmp(f->rel, "undo", 4) && !strchr(f->rel, '/'))
+			continue;
+		char del[4096];
+		with_ext(del, sizeof del, f->rel, ".del");
+		xb_info("Tablespace %u at %s was dropped, renamed or rebuilt during the backup: writing %s",
+			f->space_id, f->rel, del);
+		rc = xb_sink_put(c->sink, del, "", 0, err);
+		dels++;
+	}
+	/* tablespaces not copied at their current path */
+	for (size_t i = 0; i < now.n && !rc; i++) {
+		bfile *n = &now.v[i];
+		if (n->system_space)
+			continue;
+		const bfile *old = find_rel(&c->files, n->rel);
+		if (old && old->copied && old->space_id == n->space_id && n->space_id != UINT32_MAX)
+			continue;
+		char rel[4096];
+		if (!strncmp(n->rel, "undo", 4) && !strchr(n->rel, '/'))
+			snprintf(rel, sizeof rel, "%s", n->rel); /* undo files are never renamed: copy in place */
+		else
+			with_ext(rel, sizeof rel, n->rel, ".new");
+		xb_info("Tablespace %u at %s was created, renamed or rebuilt during the backup: copying it as %s",
+			n->space_id, n->rel, rel);
+		rc = copy_innodb_one(c, n, rel, 0, err);
+		news++;
+	}
+	if (!rc && (dels || news))
+		xb_info("DDL during the backup: %d stale tablespace copies marked for deletion, %d copied again", dels, news);
+	bfile_list_free(&now);
+	return rc;
+}

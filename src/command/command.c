@@ -1,0 +1,36 @@
+/*
+ * command.c - signal handling shared by the commands.
+ *
+ * A signal only sets a flag; long-running loops poll command_interrupted()
+ * and unwind normally, so files are closed, temporary names removed and no
+ * completion marker is written.
+ */
+#include "command.h"
+
+#include <signal.h>
+#include <string.h>
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+void command_signals_init(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+bool command_interrupted(xb_error *err)
+{
+	if (!stop_signal)
+		return false;
+	xb_err_set(err, XB_E_INTERRUPTED, "interrupted by signal %d (%s)", (int)stop_signal, strsignal(stop_signal));
+	xb_err_hint(err, "the target directory holds an incomplete backup (no xtrabackup_checkpoints): remove it");
+	return true;
+}

@@ -1,0 +1,519 @@
+/*
+ * options.c - option parsing, --help and the man page, all from options.def.
+ *
+ * The table is expanded once into `opts[]`. Parsing walks the option files
+ * (through mycnf) group class by group class and then argv, storing each
+ * value as a string with its source; type checks happen as values are
+ * stored, so a bad value is reported with the file and line or "command
+ * line" it came from. A password given on the command line is copied and
+ * wiped from argv so `ps` does not show it, with the same warning other
+ * MariaDB tools print; `--password` without a value prompts on the terminal.
+ */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+enum { T_CMD, T_BOOL, T_INT, T_SIZE, T_STR, T_PATH };
+enum { OF_CONN = 1, OF_SERVER = 2, OF_SECRET = 4, OF_OPTARG = 8, OF_COMPAT = 16, OF_LATER = 32 };
+#define CMD T_CMD
+#define BOOL T_BOOL
+#define INT T_INT
+#define SIZE T_SIZE
+#define STR T_STR
+#define PATH T_PATH
+
+static const struct opt_def {
+	const char *name;  /* long name with dashes */
+	char shortname;    /* single-letter alias or 0 */
+	int type;          /* T_* */
+	const char *def;   /* default value or NULL */
+	int flags;         /* OF_* */
+	const char *arg;   /* argument name for help */
+	const char *help;  /* one-line help */
+} opts[XB_OPT__COUNT] = {
+#define XB_OPT(id, name, sh, type, def, flags, arg, help) {name, sh, type, def, flags, arg, help},
+#include "options.def"
+#undef XB_OPT
+};
+
+const char *const xb_groups_server[] = {"mysqld", "server", "mariadb", "mariadbd", "client-server",
+					 "mysqld-10.11", "server-10.11", "mariadb-10.11", "mariadbd-10.11", NULL};
+const char *const xb_groups_client[] = {"client", "client-server", "client-mariadb", NULL};
+const char *const xb_groups_tool[] = {"xtrabackup", "mariabackup", "mariadb-backup", NULL};
+
+const char *xb_opt_name(xb_opt_id id) { return opts[id].name; }
+
+/* Compare option names treating '-' and '_' as equal; n = length of a. */
+static bool name_eq(const char *a, size_t n, const char *b)
+{
+	size_t i = 0;
+	for (; i < n && b[i]; i++) {
+		char x = a[i] == '_' ? '-' : a[i], y = b[i] == '_' ? '-' : b[i];
+		if (x != y)
+			return false;
+	}
+	return i == n && b[i] == '\0';
+}
+
+static int find_long(const char *name, size_t n)
+{
+	for (int i = 0; i < XB_OPT__COUNT; i++)
+		if (name_eq(name, n, opts[i].name))
+			return i;
+	return -1;
+}
+
+static int find_short(char c)
+{
+	for (int i = 0; i < XB_OPT__COUNT; i++)
+		if (opts[i].shortname && opts[i].shortname == c)
+			return i;
+	return -1;
+}
+
+int xb_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	uint64_t mul = 1;
+	switch (toupper((unsigned char)*end)) {
+	case '\0': break;
+	case 'K': mul = 1ULL << 10; end++; break;
+	case 'M': mul = 1ULL << 20; end++; break;
+	case 'G': mul = 1ULL << 30; end++; break;
+	case 'T': mul = 1ULL << 40; end++; break;
+	default: return -1;
+	}
+	if (*end && !((*end == 'B' || *end == 'b') && end[1] == '\0'))
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	static const char *const t[] = {"1", "on", "true", "yes", NULL}, *const f[] = {"0", "off", "false", "no", NULL};
+	for (int i = 0; t[i]; i++)
+		if (!strcasecmp(s, t[i]))
+			return *out = true, 0;
+	for (int i = 0; f[i]; i++)
+		if (!strcasecmp(s, f[i]))
+			return *out = false, 0;
+	return -1;
+}
+
+static int parse_int(const char *s, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Store a value after checking it against the option's type. */
+static int store(xb_options *o, int id, const char *value, const char *src, xb_error *err)
+{
+	const struct opt_def *d = &opts[id];
+	bool b;
+	long long i;
+	uint64_t z;
+	if (d->type == T_CMD) {
+		if (o->command >= 0 && o->command != id)
+			return xb_err_set(err, XB_E_USAGE, "--%s and --%s cannot be used together",
+					  opts[o->command].name, d->name);
+		o->command = id;
+		return 0;
+	}
+	if (!value) {
+		if (d->type == T_BOOL)
+			value = "1";
+		else if (!(d->flags & OF_OPTARG))
+			return xb_err_set(err, XB_E_USAGE, "option --%s needs a value (%s)", d->name, src);
+	}
+	if (value && ((d->type == T_BOOL && parse_bool(value, &b)) ||
+		      (d->type == T_INT && parse_int(value, &i)) ||
+		      (d->type == T_SIZE && xb_parse_size(value, &z))))
+		return xb_err_set(err, XB_E_USAGE, "invalid value for --%s: '%s' (%s)", d->name,
+				  d->flags & OF_SECRET ? "***" : value, src);
+	free(o->val[id]);
+	free(o->src[id]);
+	o->val[id] = value ? strdup(value) : strdup("");
+	o->src[id] = strdup(src);
+	return 0;
+}
+
+/* Apply one option named `raw` (possibly with loose-/skip-/enable-/disable- prefixes). */
+static int apply_named(xb_options *o, const char *raw, size_t n, const char *value, const char *src,
+		       bool strict, int only_flags, xb_error *err)
+{
+	bool loose = false;
+	const char *neg = NULL;
+	for (;;) {
+		if (n > 6 && name_eq(raw, 6, "loose-")) {
+			loose = true;
+			raw += 6, n -= 6;
+		} else if (!neg && n > 5 && name_eq(raw, 5, "skip-")) {
+			neg = "0";
+			raw += 5, n -= 5;
+		} else if (!neg && n > 8 && name_eq(raw, 8, "disable-")) {
+			neg = "0";
+			raw += 8, n -= 8;
+		} else if (!neg && n > 7 && name_eq(raw, 7, "enable-")) {
+			neg = "1";
+			raw += 7, n -= 7;
+		} else {
+			break;
+		}
+	}
+	int id = find_long(raw, n);
+	if (id < 0 || (only_flags && !(opts[id].flags & only_flags))) {
+		if (!strict || loose || only_flags)
+			return 0;
+		return xb_err_set(err, XB_E_USAGE, "unknown option '--%.*s' (%s)", (int)n, raw, src),
+		       xb_err_hint(err, "see xtrabackup --help; prefix it with loose- in an option file to ignore it");
+	}
+	if (neg) {
+		if (opts[id].type != T_BOOL)
+			return xb_err_set(err, XB_E_USAGE, "option --%s cannot be negated (%s)", opts[id].name, src);
+		if (value)
+			return xb_err_set(err, XB_E_USAGE, "option --%s takes no value here (%s)", opts[id].name, src);
+		value = neg;
+	}
+	if (opts[id].type == T_CMD && src[0] != 'c')
+		return xb_err_set(err, XB_E_USAGE, "--%s belongs on the command line, not in an option file (%s)",
+				  opts[id].name, src);
+	return store(o, id, value, src, err);
+}
+
+static int apply_groups(xb_options *o, const char *const *groups, bool strict, int only_flags, xb_error *err)
+{
+	const mycnf_opt **list = NULL;
+	size_t n = mycnf_select(&o->cnf, groups, &list);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char src[1024];
+		snprintf(src, sizeof src, "%s:%d", list[i]->file, list[i]->line);
+		rc = apply_named(o, list[i]->name, strlen(list[i]->name), list[i]->value, src, strict, only_flags, err);
+	}
+	free(list);
+	return rc;
+}
+
+static char *prompt_password(void)
+{
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct termios old, quiet;
+	bool tty = tcgetattr(fd, &old) == 0;
+	if (tty) {
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t)ECHO;
+		tcsetattr(fd, TCSAFLUSH, &quiet);
+	}
+	if (write(fd, "Enter password: ", 16) < 0) {
+		/* the prompt is a courtesy */
+	}
+	char buf[512];
+	size_t len = 0;
+	char c;
+	while (len < sizeof buf - 1 && read(fd, &c, 1) == 1 && c != '\n')
+		buf[len++] = c;
+	buf[len] = '\0';
+	if (tty)
+		tcsetattr(fd, TCSAFLUSH, &old);
+	if (write(fd, "\n", 1) < 0) {
+		/* ignore */
+	}
+	close(fd);
+	char *p = strdup(buf);
+	memset(buf, 0, sizeof buf);
+	return p;
+}
+
+/* Build tool_command from argv[1..] with secret values masked. */
+static void build_tool_command(xb_options *o, int argc, char **argv)
+{
+	size_t cap = 1;
+	for (int i = 1; i < argc; i++)
+		cap += strlen(argv[i]) + 16;
+	char *s = malloc(cap), *p = s;
+	if (!s)
+		return;
+	*p = '\0';
+	bool mask_next = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool secret = false;
+		const char *eq = strchr(a, '=');
+		if (a[0] == '-' && a[1] == '-') {
+			const char *name = a + 2;
+			size_t n = eq ? (size_t)(eq - name) : strlen(name);
+			if (n > 6 && name_eq(name, 6, "loose-"))
+				name += 6, n -= 6;
+			int id = find_long(name, n);
+			secret = id >= 0 && (opts[id].flags & OF_SECRET);
+		} else if (a[0] == '-' && a[1] && a[1] != '-') {
+			int id = find_short(a[1]);
+			secret = id >= 0 && (opts[id].flags & OF_SECRET);
+			if (secret)
+				eq = a + 1;
+		}
+		if (p != s)
+			*p++ = ' ';
+		if (mask_next) {
+			p += sprintf(p, "***");
+			mask_next = false;
+		} else if (secret && eq) {
+			p += sprintf(p, "%.*s=***", (int)(eq - a), a);
+		} else {
+			p += sprintf(p, "%s", a);
+		}
+	}
+	o->tool_command = s;
+}
+
+int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
+{
+	memset(o, 0, sizeof *o);
+	o->command = -1;
+	build_tool_command(o, argc, argv);
+
+	mycnf_args args;
+	memset(&args, 0, sizeof args);
+	int consumed = 0;
+	int rc = mycnf_parse_argv(argc, argv, &args, &o->print_defaults, &consumed, err);
+	if (rc)
+		return rc;
+	if ((rc = mycnf_load(&o->cnf, &args, err)))
+		return rc;
+	if ((rc = apply_groups(o, xb_groups_server, false, OF_SERVER, err)) ||
+	    (rc = apply_groups(o, xb_groups_client, false, OF_CONN, err)) ||
+	    (rc = apply_groups(o, xb_groups_tool, true, 0, err)))
+		return rc;
+
+	for (int i = 1 + consumed; i < argc; i++) {
+		char *a = argv[i];
+		if (a[0] == '-' && a[1] == '-' && a[2]) {
+			char *name = a + 2, *eq = strchr(name, '=');
+			size_t n = eq ? (size_t)(eq - name) : strlen(name);
+			const char *value = eq ? eq + 1 : NULL;
+			/* "--opt value" for options that require a value */
+			int id = find_long(name, n);
+			if (!value && id >= 0 && opts[id].type != T_BOOL && opts[id].type != T_CMD &&
+			    !(opts[id].flags & OF_OPTARG) && i + 1 < argc)
+				value = argv[++i];
+			if ((rc = apply_named(o, name, n, value, "command line", true, 0, err)))
+				return rc;
+			if (id >= 0 && (opts[id].flags & OF_SECRET) && value && *value) {
+				xb_warn("Using a password on the command line interface can be insecure");
+				memset((char *)value, 'x', strlen(value));
+			}
+		} else if (a[0] == '-' && a[1] && a[1] != '-') {
+			int id = find_short(a[1]);
+			if (id < 0)
+				return xb_err_set(err, XB_E_USAGE, "unknown option '-%c' (command line)", a[1]),
+				       xb_err_hint(err, "see xtrabackup --help");
+			const char *value = a[2] ? a + 2 : NULL;
+			if (!value && opts[id].type != T_BOOL && opts[id].type != T_CMD &&
+			    !(opts[id].flags & OF_OPTARG) && i + 1 < argc)
+				value = argv[++i];
+			if ((rc = store(o, id, value, "command line", err)))
+				return rc;
+			if ((opts[id].flags & OF_SECRET) && value && *value) {
+				xb_warn("Using a password on the command line interface can be insecure");
+				memset((char *)value, 'x', strlen(value));
+			}
+		} else {
+			return xb_err_set(err, XB_E_USAGE, "unexpected argument '%s' (command line)", a),
+			       xb_err_hint(err, "options start with --; the backup directory is given with --target-dir");
+		}
+	}
+	/* --password with no value: prompt */
+	if (o->val[XB_OPT_PASSWORD] && o->val[XB_OPT_PASSWORD][0] == '\0' &&
+	    !strcmp(o->src[XB_OPT_PASSWORD], "command line")) {
+		char *p = prompt_password();
+		if (!p)
+			return xb_err_set(err, XB_E_USAGE, "--password given without a value and no terminal to ask on"),
+			       xb_err_hint(err, "put password= in the [client] group of a --defaults-file readable only by you");
+		free(o->val[XB_OPT_PASSWORD]);
+		o->val[XB_OPT_PASSWORD] = p;
+	}
+	if (o->command >= 0 && (opts[o->command].flags & OF_LATER))
+		return xb_err_set(err, XB_E_USAGE, "--%s is not available in this version", opts[o->command].name);
+	for (int id = 0; id < XB_OPT__COUNT; id++)
+		if (o->val[id] && (opts[id].flags & OF_LATER) && opts[id].type != T_CMD)
+			return xb_err_set(err, XB_E_USAGE, "--%s is not available in this version (%s)",
+					  opts[id].name, o->src[id]);
+	return 0;
+}
+
+void xb_options_free(xb_options *o)
+{
+	for (int i = 0; i < XB_OPT__COUNT; i++) {
+		if (o->val[i] && (opts[i].flags & OF_SECRET))
+			memset(o->val[i], 0, strlen(o->val[i]));
+		free(o->val[i]);
+		free(o->src[i]);
+	}
+	free(o->tool_command);
+	mycnf_free(&o->cnf);
+	memset(o, 0, sizeof *o);
+}
+
+bool xb_opt_isset(const xb_options *o, xb_opt_id id) { return o->val[id] != NULL; }
+
+const char *xb_opt_str(const xb_options *o, xb_opt_id id)
+{
+	return o->val[id] ? o->val[id] : opts[id].def;
+}
+
+long long xb_opt_int(const xb_options *o, xb_opt_id id)
+{
+	long long v = 0;
+	const char *s = xb_opt_str(o, id);
+	return s && !parse_int(s, &v) ? v : 0;
+}
+
+bool xb_opt_bool(const xb_options *o, xb_opt_id id)
+{
+	bool b = false;
+	const char *s = xb_opt_str(o, id);
+	return s && !parse_bool(s, &b) ? b : false;
+}
+
+uint64_t xb_opt_size(const xb_options *o, xb_opt_id id)
+{
+	uint64_t v = 0;
+	const char *s = xb_opt_str(o, id);
+	return s && !xb_parse_size(s, &v) ? v : 0;
+}
+
+void xb_options_print_defaults(const xb_options *o, FILE *f)
+{
+	for (int id = 0; id < XB_OPT__COUNT; id++) {
+		if (!o->val[id] || strcmp(o->src[id], "command line") == 0 || opts[id].type == T_CMD)
+			continue;
+		if (opts[id].flags & OF_SECRET)
+			fprintf(f, "--%s=*****\n", opts[id].name);
+		else
+			fprintf(f, "--%s=%s\n", opts[id].name, o->val[id]);
+	}
+}
+
+static const char *type_arg(const struct opt_def *d)
+{
+	return d->arg ? d->arg : "";
+}
+
+void xb_options_help(FILE *f)
+{
+	fprintf(f, "xtrabackup %s - hot backup for MariaDB 10.11 InnoDB\n\n"
+		   "Usage: xtrabackup [FILE-OPTIONS] --backup --target-dir=DIR [OPTIONS]\n\n"
+		   "File options (must come first):\n"
+		   "  --no-defaults                 read no option files\n"
+		   "  --defaults-file=FILE          read only FILE\n"
+		   "  --defaults-extra-file=FILE    read FILE after the others\n"
+		   "  --defaults-group-suffix=SUF   also read groups named GROUP+SUF\n"
+		   "  --print-defaults              print the options read from files and exit\n\n"
+		   "Options:\n", XB_VERSION);
+	for (int id = 0; id < XB_OPT__COUNT; id++) {
+		const struct opt_def *d = &opts[id];
+		char left[80];
+		char sh[8] = "";
+		if (d->shortname)
+			snprintf(sh, sizeof sh, "-%c, ", d->shortname);
+		if (d->arg)
+			snprintf(left, sizeof left, "%s--%s%s%s%s", sh, d->name, d->flags & OF_OPTARG ? "[=" : "=",
+				 type_arg(d), d->flags & OF_OPTARG ? "]" : "");
+		else
+			snprintf(left, sizeof left, "%s--%s", sh, d->name);
+		fprintf(f, "  %-36s %s%s", left, d->help, d->flags & OF_LATER ? " (not yet available)" : "");
+		if (d->def && d->type != T_CMD && d->type != T_BOOL)
+			fprintf(f, " [%s]", d->def);
+		fputc('\n', f);
+	}
+	fprintf(f, "\nExit codes:\n");
+	int code;
+	const char *name, *desc;
+	for (int i = 0; xb_err_table(i, &code, &name, &desc); i++)
+		fprintf(f, "  %3d  %s\n", code, desc);
+}
+
+/* Print s with troff special characters escaped. */
+static void man_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+void xb_options_man(FILE *f)
+{
+	fprintf(f, ".TH XTRABACKUP 1 \"\" \"xtrabackup %s\" \"User Commands\"\n", XB_VERSION);
+	fprintf(f, ".SH NAME\nxtrabackup \\- hot backup of a live MariaDB 10.11 InnoDB server\n");
+	fprintf(f, ".SH SYNOPSIS\n.B xtrabackup\n[\\fIFILE\\-OPTIONS\\fR] \\fB\\-\\-backup\\fR \\fB\\-\\-target\\-dir\\fR=\\fIDIR\\fR [\\fIOPTIONS\\fR]\n");
+	fprintf(f, ".SH DESCRIPTION\nCopies the InnoDB datafiles of a running server while following its redo log, "
+		   "then the other files under BACKUP STAGE locks, and records the binary log position. "
+		   "The directory it writes can be prepared by \\fBmariabackup \\-\\-prepare\\fR. "
+		   "Options are read from the option files' [xtrabackup], [mariabackup] and [mariadb\\-backup] groups, "
+		   "connection options also from [client], [client\\-server] and [client\\-mariadb], and server layout options "
+		   "from [mysqld], [server], [mariadb] and [mariadbd]. The last line of a successful run on standard error is "
+		   "\\fBcompleted OK!\\fR.\n");
+	fprintf(f, ".SH FILE OPTIONS\nThese must come first on the command line.\n"
+		   ".TP\n.B \\-\\-no\\-defaults\nRead no option files.\n"
+		   ".TP\n.BI \\-\\-defaults\\-file= FILE\nRead only FILE.\n"
+		   ".TP\n.BI \\-\\-defaults\\-extra\\-file= FILE\nRead FILE after the others.\n"
+		   ".TP\n.BI \\-\\-defaults\\-group\\-suffix= SUFFIX\nAlso read the groups named with SUFFIX appended.\n"
+		   ".TP\n.B \\-\\-print\\-defaults\nPrint the options read from option files and exit.\n");
+	fprintf(f, ".SH OPTIONS\n");
+	for (int id = 0; id < XB_OPT__COUNT; id++) {
+		const struct opt_def *d = &opts[id];
+		fprintf(f, ".TP\n.B ");
+		if (d->shortname)
+			fprintf(f, "\\-%c, ", d->shortname);
+		fprintf(f, "\\-\\-");
+		man_text(f, d->name);
+		if (d->arg) {
+			fprintf(f, "%s", d->flags & OF_OPTARG ? "[=" : "=");
+			man_text(f, d->arg);
+			if (d->flags & OF_OPTARG)
+				fputc(']', f);
+		}
+		fputc('\n', f);
+		man_text(f, d->help);
+		if (d->flags & OF_LATER)
+			fprintf(f, " (Not yet available.)");
+		if (d->def && d->type != T_CMD && d->type != T_BOOL) {
+			fprintf(f, " Default: ");
+			man_text(f, d->def);
+			fputc('.', f);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, ".SH EXIT STATUS\n");
+	int code;
+	const char *name, *desc;
+	for (int i = 0; xb_err_table(i, &code, &name, &desc); i++) {
+		fprintf(f, ".TP\n.B %d\n", code);
+		man_text(f, desc);
+		fputc('\n', f);
+	}
+	fprintf(f, ".SH SEE ALSO\n.BR mariabackup (1),\n.BR mariadbd (8)\n");
+}

@@ -1,0 +1,252 @@
+/*
+ * server.c - Connector/C wrapper (see server.h).
+ *
+ * Connections are made with explicit options only: option files are read
+ * by our own reader (config/mycnf.c) so that every tool group and rule is
+ * honoured the same way for the connection as for everything else.
+ */
+#include "server.h"
+
+#include <mysql.h>
+#include <errmsg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+#define M(s) ((MYSQL *)(s)->mysql)
+
+static int conn_error(xb_server *s, MYSQL *m, xb_error *err)
+{
+	unsigned no = mysql_errno(m);
+	xb_err_set(err, XB_E_CONNECT, "cannot connect to the server through %s: %s", s->where, mysql_error(m));
+	if (no == 1045)
+		xb_err_hint(err, "check user and password in the [client] or [xtrabackup] group of your option file "
+				 "(--defaults-file); the password is never taken from the command line in scripts");
+	else if (no == CR_CONNECTION_ERROR || no == CR_CONN_HOST_ERROR || no == 2002 || no == 2003)
+		xb_err_hint(err, "is the server running? check --socket/--host/--port, or the [client] group of the option files");
+	return XB_E_CONNECT;
+}
+
+int xb_server_connect(xb_server *s, const xb_options *o, xb_error *err)
+{
+	memset(s, 0, sizeof *s);
+	MYSQL *m = mysql_init(NULL);
+	if (!m)
+		return xb_err_set(err, XB_E_INTERNAL, "mysql_init failed: out of memory");
+	s->mysql = m;
+	const char *host = xb_opt_str(o, XB_OPT_HOST), *sock = xb_opt_str(o, XB_OPT_SOCKET);
+	const char *user = xb_opt_str(o, XB_OPT_USER), *pass = xb_opt_str(o, XB_OPT_PASSWORD);
+	const char *proto = xb_opt_str(o, XB_OPT_PROTOCOL);
+	unsigned port = (unsigned)xb_opt_int(o, XB_OPT_PORT);
+	if (proto) {
+		unsigned p;
+		if (!strcasecmp(proto, "tcp"))
+			p = MYSQL_PROTOCOL_TCP;
+		else if (!strcasecmp(proto, "socket"))
+			p = MYSQL_PROTOCOL_SOCKET;
+		else
+			return xb_err_set(err, XB_E_USAGE, "invalid --protocol '%s': use tcp or socket", proto);
+		mysql_optionsv(m, MYSQL_OPT_PROTOCOL, &p);
+	}
+	if (xb_opt_bool(o, XB_OPT_SSL) || xb_opt_str(o, XB_OPT_SSL_CA) || xb_opt_str(o, XB_OPT_SSL_CERT)) {
+		mysql_ssl_set(m, xb_opt_str(o, XB_OPT_SSL_KEY), xb_opt_str(o, XB_OPT_SSL_CERT),
+			      xb_opt_str(o, XB_OPT_SSL_CA), xb_opt_str(o, XB_OPT_SSL_CAPATH),
+			      xb_opt_str(o, XB_OPT_SSL_CIPHER));
+	}
+	my_bool verify = xb_opt_bool(o, XB_OPT_SSL_VERIFY_SERVER_CERT);
+	mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+	mysql_optionsv(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "xtrabackup");
+	unsigned timeout = 30;
+	mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	if (host && strcmp(host, "localhost") != 0)
+		snprintf(s->where, sizeof s->where, "host '%s' port %u", host, port ? port : 3306);
+	else
+		snprintf(s->where, sizeof s->where, "socket '%s'", sock ? sock : "/run/mysqld/mysqld.sock");
+	if (!mysql_real_connect(m, host, user, pass, NULL, port, sock, 0))
+		return conn_error(s, m, err);
+	snprintf(s->version, sizeof s->version, "%s", mysql_get_server_info(m));
+	s->version_num = mysql_get_server_version(m);
+	char *cu = NULL;
+	if (xb_server_value(s, "SELECT CURRENT_USER()", &cu, err))
+		return err ? err->code : XB_E_QUERY;
+	snprintf(s->user, sizeof s->user, "%s", cu ? cu : "?");
+	free(cu);
+	return 0;
+}
+
+void xb_server_close(xb_server *s)
+{
+	if (s->mysql)
+		mysql_close(M(s));
+	s->mysql = NULL;
+}
+
+static int query_error(xb_server *s, const char *sql, xb_error *err)
+{
+	MYSQL *m = M(s);
+	unsigned no = mysql_errno(m);
+	int code = (no == 1227 || no == 1044 || no == 1142 || no == 1143) ? XB_E_PRIVILEGE :
+		   (no == 2006 || no == 2013) ? XB_E_CONNECT : XB_E_QUERY;
+	xb_err_set(err, code, "'%s' failed: %s (error %u)", sql, mysql_error(m), no);
+	if (code == XB_E_PRIVILEGE)
+		xb_err_hint(err, "grant the privilege named above to %s", s->user);
+	else if (code == XB_E_CONNECT)
+		xb_err_hint(err, "the server went away during the backup: check its error log");
+	return code;
+}
+
+int xb_server_exec(xb_server *s, const char *sql, xb_error *err)
+{
+	MYSQL *m = M(s);
+	if (mysql_query(m, sql))
+		return query_error(s, sql, err);
+	do {
+		MYSQL_RES *r = mysql_store_result(m);
+		if (r)
+			mysql_free_result(r);
+	} while (mysql_next_result(m) == 0);
+	return 0;
+}
+
+int xb_server_rows(xb_server *s, const char *sql,
+		   int (*fn)(void *ctx, unsigned ncols, char **names, char **values), void *ctx, xb_error *err)
+{
+	MYSQL *m = M(s);
+	if (mysql_query(m, sql))
+		return query_error(s, sql, err);
+	MYSQL_RES *r = mysql_store_result(m);
+	if (!r) {
+		if (mysql_errno(m))
+			return query_error(s, sql, err);
+		return 0;
+	}
+	unsigned n = mysql_num_fields(r);
+	MYSQL_FIELD *f = mysql_fetch_fields(r);
+	char **names = calloc(n ? n : 1, sizeof *names);
+	if (!names) {
+		mysql_free_result(r);
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
+	for (unsigned i = 0; i < n; i++)
+		names[i] = f[i].name;
+	MYSQL_ROW row;
+	while ((row = mysql_fetch_row(r)))
+		if (fn(ctx, n, names, row))
+			break;
+	free(names);
+	mysql_free_result(r);
+	return 0;
+}
+
+static int first_value(void *ctx, unsigned n, char **names, char **values)
+{
+	char **out = ctx;
+	if (n > 0 && values[0])
+		*out = strdup(values[0]);
+	return 1;
+}
+
+int xb_server_value(xb_server *s, const char *sql, char **out, xb_error *err)
+{
+	*out = NULL;
+	return xb_server_rows(s, sql, first_value, out, err);
+}
+
+static int second_value(void *ctx, unsigned n, char **names, char **values)
+{
+	char **out = ctx;
+	if (n > 1 && values[1])
+		*out = strdup(values[1]);
+	return 1;
+}
+
+int xb_server_variable(xb_server *s, const char *name, char **out, xb_error *err)
+{
+	char sql[256];
+	*out = NULL;
+	snprintf(sql, sizeof sql, "SHOW GLOBAL VARIABLES LIKE '%s'", name);
+	return xb_server_rows(s, sql, second_value, out, err);
+}
+
+static int third_value(void *ctx, unsigned n, char **names, char **values)
+{
+	char **out = ctx;
+	if (n > 2 && values[2])
+		*out = strdup(values[2]);
+	return 1;
+}
+
+int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
+{
+	char *status = NULL;
+	int rc = xb_server_rows(s, "SHOW ENGINE INNODB STATUS", third_value, &status, err);
+	if (rc)
+		return rc;
+	const char *p = status ? strstr(status, "\nLog sequence number") : NULL;
+	if (!p) {
+		free(status);
+		return xb_err_set(err, XB_E_SERVER_STATE, "SHOW ENGINE INNODB STATUS has no 'Log sequence number' line");
+	}
+	*lsn = strtoull(p + strlen("\nLog sequence number"), NULL, 10);
+	free(status);
+	return 0;
+}
+
+typedef struct privs {
+	char have[1024]; /* " RELOAD PROCESS ... " */
+} privs;
+
+static int add_priv(void *ctx, unsigned n, char **names, char **values)
+{
+	privs *p = ctx;
+	if (n > 0 && values[0] && strlen(p->have) + strlen(values[0]) + 2 < sizeof p->have) {
+		strcat(p->have, values[0]);
+		strcat(p->have, " ");
+	}
+	return 0;
+}
+
+static bool has_priv(const privs *p, const char *name)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, " %s ", name);
+	return strstr(p->have, pat) != NULL;
+}
+
+int xb_server_check_privileges(xb_server *s, bool log_bin, bool slave_info, xb_error *err)
+{
+	privs p = {.have = " "};
+	int rc = xb_server_rows(s,
+		"SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = "
+		"CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', "
+		"SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')", add_priv, &p, err);
+	if (rc)
+		return rc;
+	char missing[256] = "";
+	const char *need[4];
+	int n = 0;
+	need[n++] = "RELOAD";
+	need[n++] = "PROCESS";
+	if (log_bin)
+		need[n++] = "BINLOG MONITOR";
+	if (slave_info)
+		need[n++] = "SLAVE MONITOR";
+	for (int i = 0; i < n; i++) {
+		bool ok = has_priv(&p, need[i]);
+		if (!ok && strstr(need[i], "MONITOR"))
+			ok = has_priv(&p, "SUPER");
+		if (!ok) {
+			if (missing[0])
+				strcat(missing, ", ");
+			strcat(missing, need[i]);
+		}
+	}
+	if (missing[0]) {
+		xb_err_set(err, XB_E_PRIVILEGE, "user %s lacks the %s privilege%s a backup needs", s->user, missing,
+			   strchr(missing, ',') ? "s" : "");
+		return xb_err_hint(err, "GRANT %s ON *.* TO %s", missing, s->user);
+	}
+	return 0;
+}

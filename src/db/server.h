@@ -1,0 +1,51 @@
+/*
+ * server.h - the connection to the MariaDB server (Connector/C).
+ *
+ * Wraps libmariadb with our error convention: connection and query errors
+ * become one-line messages that name the socket/host and the statement, with
+ * hints for the usual causes (server down, wrong socket, bad credentials,
+ * missing privilege). Passwords are handed to the library only, never logged.
+ */
+#ifndef XB_SERVER_H
+#define XB_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "config/options.h"
+
+typedef struct xb_server {
+	void *mysql;             /* MYSQL handle */
+	char version[128];       /* SELECT VERSION() */
+	unsigned long version_num; /* e.g. 101119 */
+	char where[512];         /* "socket '/run/mysqld/mysqld.sock'" or "host:port" for messages */
+	char user[256];          /* CURRENT_USER() */
+} xb_server;
+
+/* Connect using the connection options (user, password, host, port, socket, protocol, TLS). */
+int xb_server_connect(xb_server *s, const xb_options *o, xb_error *err);
+void xb_server_close(xb_server *s);
+
+/* Run a statement and discard any result. */
+int xb_server_exec(xb_server *s, const char *sql, xb_error *err);
+
+/* First column of the first row (malloc'ed, NULL when there is no row or the value is NULL). */
+int xb_server_value(xb_server *s, const char *sql, char **out, xb_error *err);
+
+/* A global variable's value (malloc'ed, NULL when the variable does not exist). */
+int xb_server_variable(xb_server *s, const char *name, char **out, xb_error *err);
+
+/* Rows as a callback: fn(ctx, ncols, names, values) for each row; fn returns 0 to continue. */
+int xb_server_rows(xb_server *s, const char *sql,
+		   int (*fn)(void *ctx, unsigned ncols, char **names, char **values), void *ctx, xb_error *err);
+
+/* The InnoDB LSN from SHOW ENGINE INNODB STATUS ("Log sequence number N"). */
+int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err);
+
+/* Check that CURRENT_USER() holds the global privileges a backup needs:
+ * RELOAD and PROCESS, BINLOG MONITOR when binary logging is on, SLAVE MONITOR for
+ * --slave-info (SUPER also satisfies the monitor ones). Names the missing ones. */
+int xb_server_check_privileges(xb_server *s, bool log_bin, bool slave_info, xb_error *err);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * main.c - entry point: parse options, dispatch to the command, map the
+ * result to an exit code. Nothing else lives here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command/command.h"
+#include "common/log.h"
+#include "config/options.h"
+
+int main(int argc, char **argv)
+{
+	xb_options o;
+	xb_error err;
+	xb_err_clear(&err);
+	command_signals_init();
+	int rc = xb_options_parse(&o, argc, argv, &err);
+	if (rc) {
+		xb_log_error(&err);
+		xb_options_free(&o);
+		return rc;
+	}
+	if (o.print_defaults) {
+		char *s = mycnf_format_args(&o.cnf, xb_groups_tool);
+		fputs(s ? s : "", stdout);
+		free(s);
+		xb_options_free(&o);
+		return 0;
+	}
+	switch (o.command) {
+	case XB_OPT_VERSION:
+		printf("xtrabackup version %s for MariaDB 10.11 (10.8+ redo format)\n", XB_VERSION);
+		break;
+	case XB_OPT_HELP:
+		xb_options_help(stdout);
+		break;
+	case XB_OPT_MAN:
+		xb_options_man(stdout);
+		break;
+	case XB_OPT_BACKUP:
+		xb_info("xtrabackup %s: --backup (command line: %s)", XB_VERSION, o.tool_command);
+		rc = cmd_backup(&o, &err);
+		break;
+	default:
+		rc = xb_err_set(&err, XB_E_USAGE, "no command given: use --backup (see --help)");
+		break;
+	}
+	if (rc)
+		xb_log_error(&err);
+	else if (o.command == XB_OPT_BACKUP)
+		xb_log_raw("completed OK!");
+	xb_options_free(&o);
+	return rc;
+}

@@ -1,0 +1,49 @@
+/*
+ * sink.c - thin wrappers that dispatch to a sink driver's vtable (see sink.h).
+ */
+#include "sink.h"
+
+xb_sink_file *xb_sink_open(xb_sink *s, const char *relpath, xb_error *err)
+{
+	return s->ops->open(s, relpath, err);
+}
+
+int xb_sink_write(xb_sink_file *f, const void *buf, size_t len, xb_error *err)
+{
+	return (*(xb_sink **)f)->ops->write(f, buf, len, err);
+}
+
+int xb_sink_close(xb_sink_file *f, xb_error *err)
+{
+	return (*(xb_sink **)f)->ops->close(f, err);
+}
+
+void xb_sink_abort(xb_sink_file *f)
+{
+	if (f)
+		(*(xb_sink **)f)->ops->abort(f);
+}
+
+int xb_sink_finish(xb_sink *s, xb_error *err)
+{
+	return s->ops->finish ? s->ops->finish(s, err) : 0;
+}
+
+void xb_sink_free(xb_sink *s)
+{
+	if (s)
+		s->ops->free(s);
+}
+
+int xb_sink_put(xb_sink *s, const char *relpath, const void *buf, size_t len, xb_error *err)
+{
+	xb_sink_file *f = xb_sink_open(s, relpath, err);
+	if (!f)
+		return err ? err->code : XB_E_IO_WRITE;
+	int rc = xb_sink_write(f, buf, len, err);
+	if (rc) {
+		xb_sink_abort(f);
+		return rc;
+	}
+	return xb_sink_close(f, err);
+}
