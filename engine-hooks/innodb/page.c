@@ -1,0 +1,326 @@
+/*
+ * page.c - page 0 parsing and page validation (see page.h, spec 4.1-4.6).
+ *
+ * Validation order for one page: an all-zero page is valid (never written);
+ * then the page-number field (cheap, catches reads at the wrong offset and
+ * most torn reads); then the format's checks, LSN copies before checksums so
+ * that a torn page is reported as such:
+ *   full_crc32  one CRC-32C over [0, size-4) (or [0, csize-4) for a
+ *               page_compressed page, csize taken from the type field); LSN
+ *               copy in the trailer for plain pages (not encrypted/compressed);
+ *   legacy      LSN low half copied in the last 4 bytes; crc32 (two CRCs
+ *               XORed) in both checksum fields, or, as the server does when
+ *               not strict, the old "innodb" fold checksums or 0xDEADBEEF;
+ *               ROW_FORMAT=COMPRESSED pages use the zip formula (three CRCs
+ *               XORed) and have no trailer; encrypted pages carry a
+ *               post-encryption checksum at 30..33; page_compressed pages
+ *               carry none (they can only be checked after decompression).
+ */
+#include "page.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "crc32c.h"
+
+/* Crypt data magic on page 0 (spec 4.6). */
+static const uint8_t crypt_magic[6] = {0x73, 0x0E, 0x0C, 0x52, 0x45, 0x74};
+
+static inline uint32_t be16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static inline uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t be64(const uint8_t *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+__attribute__((format(printf, 3, 4))) static bool invalid(char *why, size_t whylen, const char *fmt, ...)
+{
+	if (why && whylen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+static bool is_zero(const uint8_t *p, size_t n)
+{
+	/* word at a time: the caller only gets here for pages that start with zeros */
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		if (w)
+			return false;
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+uint64_t innodb_page_lsn(const uint8_t *page)
+{
+	return be64(page + FIL_PAGE_LSN);
+}
+
+uint32_t innodb_page_no(const uint8_t *page)
+{
+	return be32(page + FIL_PAGE_OFFSET);
+}
+
+uint32_t innodb_extent_pages(uint32_t logical_size)
+{
+	return logical_size < 16384 ? 1048576u / logical_size : 64u;
+}
+
+bool innodb_page_in_doublewrite(const innodb_space_info *si, uint32_t page_no)
+{
+	if (si->space_id != 0)
+		return false;
+	uint32_t ext = innodb_extent_pages(si->logical_size);
+	return page_no >= ext && page_no < 3 * ext;
+}
+
+/* ---- checksums */
+
+uint32_t innodb_checksum_crc32(const uint8_t *page, uint32_t size)
+{
+	return crc32c(page + 4, 22) ^ crc32c(page + FIL_PAGE_DATA, size - FIL_PAGE_DATA - 8);
+}
+
+uint32_t innodb_checksum_zip(const uint8_t *page, uint32_t size)
+{
+	return crc32c(page + 4, 12) ^ crc32c(page + FIL_PAGE_TYPE, 2) ^
+	       crc32c(page + FIL_PAGE_SPACE_ID, size - FIL_PAGE_SPACE_ID);
+}
+
+static uint32_t adler32_update(uint32_t adler, const uint8_t *p, size_t n)
+{
+	uint32_t a = adler & 0xffff, b = adler >> 16;
+	while (n) {
+		size_t k = n < 5552 ? n : 5552; /* largest block without 32-bit overflow */
+		n -= k;
+		while (k--) {
+			a += *p++;
+			b += a;
+		}
+		a %= 65521;
+		b %= 65521;
+	}
+	return b << 16 | a;
+}
+
+uint32_t innodb_checksum_zip_adler(const uint8_t *page, uint32_t size)
+{
+	uint32_t a = adler32_update(1, page + 4, 12);
+	a = adler32_update(a, page + FIL_PAGE_TYPE, 2);
+	return adler32_update(a, page + FIL_PAGE_SPACE_ID, size - FIL_PAGE_SPACE_ID);
+}
+
+/* The "innodb" fold of spec 4.4, modulo 2^32. */
+static uint32_t fold_bytes(const uint8_t *p, size_t n)
+{
+	uint32_t f = 0;
+	while (n--) {
+		uint32_t b = *p++;
+		f = ((((f ^ b ^ 1653893711u) << 8) + f) ^ 1463735687u) + b;
+	}
+	return f;
+}
+
+uint32_t innodb_checksum_innodb_new(const uint8_t *page, uint32_t size)
+{
+	return fold_bytes(page + 4, 22) + fold_bytes(page + FIL_PAGE_DATA, size - FIL_PAGE_DATA - 8);
+}
+
+uint32_t innodb_checksum_innodb_old(const uint8_t *page)
+{
+	return fold_bytes(page, 26);
+}
+
+/* ---- flags */
+
+bool innodb_flags_decode(uint32_t flags, innodb_space_info *out)
+{
+	if (flags & 0x10) { /* full_crc32 */
+		uint32_t ssize = flags & 15, algo = (flags >> 5) & 7;
+		if (ssize < 3 || ssize > 7 || algo > 6 || (flags & ~0x1FFu))
+			return false;
+		out->full_crc32 = true;
+		out->zip = false;
+		out->logical_size = out->physical_size = 512u << ssize;
+		out->page_compressed = algo != 0;
+		out->compression_algo = algo;
+	} else {
+		uint32_t zip_ssize = (flags >> 1) & 15, page_ssize = (flags >> 6) & 15;
+		uint32_t logical;
+		if (page_ssize == 0)
+			logical = 16384;
+		else if (page_ssize >= 3 && page_ssize <= 7 && page_ssize != 5)
+			logical = 512u << page_ssize;
+		else
+			return false;
+		if ((flags & 0x20) && !(flags & 1)) /* ATOMIC_BLOBS needs POST_ANTELOPE */
+			return false;
+		if ((flags >> 11) & 0x1F) /* reserved bits 11..15 (bit 10 tolerated) */
+			return false;
+		if (flags >> 17)
+			return false;
+		uint32_t physical = logical;
+		if (zip_ssize) {
+			if (zip_ssize > 5 || (512u << zip_ssize) > logical)
+				return false;
+			physical = 512u << zip_ssize;
+		}
+		out->full_crc32 = false;
+		out->zip = zip_ssize != 0;
+		out->logical_size = logical;
+		out->physical_size = physical;
+		out->page_compressed = (flags >> 16) & 1;
+		out->compression_algo = 0;
+	}
+	out->flags = flags;
+	return true;
+}
+
+/* Offset of the crypt data on page 0 (spec 4.6). */
+static uint32_t crypt_data_offset(const innodb_space_info *si)
+{
+	uint32_t ext = innodb_extent_pages(si->logical_size);
+	uint32_t xdes_size = 24 + 2 * ext / 8;
+	return FIL_PAGE_DATA + 150 + xdes_size * (si->physical_size / ext);
+}
+
+int innodb_page0_parse(const uint8_t *buf, size_t len, innodb_space_info *out, xb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (len < FSP_SPACE_FLAGS + 4)
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 is truncated: %zu bytes", len);
+	uint32_t flags = be32(buf + FSP_SPACE_FLAGS);
+	if (!innodb_flags_decode(flags, out))
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 has invalid tablespace flags 0x%x", flags);
+	if (len < out->physical_size)
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 is truncated: %zu of %u bytes", len,
+				  out->physical_size);
+	if (is_zero(buf, out->physical_size))
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 is all zero (tablespace being created?)");
+	out->space_id = be32(buf + FSP_SPACE_ID);
+	char why[160];
+	if (!innodb_page_is_valid(buf, out, 0, true, why, sizeof why))
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 is corrupt: %s", why);
+	if (be32(buf + FIL_PAGE_SPACE_ID) != out->space_id)
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 has space id %u in the page header but %u in the FSP header",
+				  be32(buf + FIL_PAGE_SPACE_ID), out->space_id);
+	out->fsp_size = be32(buf + FSP_SIZE);
+	out->free_limit = be32(buf + FSP_FREE_LIMIT);
+	uint32_t co = crypt_data_offset(out);
+	if (co + 7 <= out->physical_size && !memcmp(buf + co, crypt_magic, sizeof crypt_magic))
+		out->encrypted = buf[co + 6] != 0;
+	return 0;
+}
+
+/* ---- validation */
+
+static bool valid_full_crc32(const uint8_t *p, uint32_t size, char *why, size_t wl)
+{
+	uint32_t type = be16(p + FIL_PAGE_TYPE);
+	uint32_t end = size;
+	bool compressed = type & 0x8000;
+	if (compressed) {
+		end = (type & 0x7FFF) << 8;
+		if (end < 256 || end >= size)
+			return invalid(why, wl, "bad compressed size %u in the page type field (page size %u)", end, size);
+	} else if (be32(p) == 0 && memcmp(p + FIL_PAGE_LSN + 4, p + size - 8, 4)) {
+		return invalid(why, wl, "lsn mismatch: header low half %08x, trailer %08x (torn page)",
+			       be32(p + FIL_PAGE_LSN + 4), be32(p + size - 8));
+	}
+	uint32_t stored = be32(p + end - 4), calc = crc32c(p, end - 4);
+	if (stored != calc)
+		return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (full_crc32%s)", stored, calc,
+			       compressed ? ", page_compressed" : "");
+	return true;
+}
+
+static bool valid_zip(const uint8_t *p, uint32_t size, uint32_t stored, char *why, size_t wl)
+{
+	uint32_t calc = innodb_checksum_zip(p, size);
+	if (stored == calc || stored == BUF_NO_CHECKSUM_MAGIC || stored == innodb_checksum_zip_adler(p, size))
+		return true;
+	return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (row_format=compressed)", stored, calc);
+}
+
+static bool valid_legacy(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
+{
+	uint32_t size = si->physical_size;
+	uint32_t type = be16(p + FIL_PAGE_TYPE);
+	if (si->page_compressed && (type == FIL_PAGE_PAGE_COMPRESSED || type == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED))
+		return true; /* no checksum before decompression (spec 4.4 legacy rule 1) */
+	if (!si->zip && memcmp(p + FIL_PAGE_LSN + 4, p + size - 4, 4))
+		return invalid(why, wl, "lsn mismatch: header low half %08x, trailer %08x (torn page)",
+			       be32(p + FIL_PAGE_LSN + 4), be32(p + size - 4));
+	if (si->encrypted && be32(p + FIL_PAGE_KEY_VERSION) && be32(p + FIL_PAGE_OFFSET)) {
+		/* encrypted page: post-encryption checksum at 30..33 (spec 4.6) */
+		uint32_t stored = be32(p + FIL_PAGE_KEY_VERSION + 4);
+		uint32_t calc = si->zip ? innodb_checksum_zip(p, size) : innodb_checksum_crc32(p, size);
+		if (stored != calc)
+			return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (encrypted page)", stored,
+				       calc);
+		return true;
+	}
+	if (si->zip)
+		return valid_zip(p, size, be32(p), why, wl);
+
+	uint32_t f1 = be32(p), f2 = be32(p + size - 8);
+	if (f1 == 0 && f2 == 0 && is_zero(p, 26) && is_zero(p + 34, size - 34))
+		return true;
+	if (f1 == BUF_NO_CHECKSUM_MAGIC && f2 == BUF_NO_CHECKSUM_MAGIC)
+		return true;
+	uint32_t crc = 0;
+	bool have_crc = false;
+	/* old field (trailer): crc32 or innodb, unless it holds the LSN (very old format) or the magic */
+	if (f2 != be32(p + FIL_PAGE_LSN) && f2 != BUF_NO_CHECKSUM_MAGIC) {
+		crc = innodb_checksum_crc32(p, size);
+		have_crc = true;
+		if (f2 != crc && f2 != innodb_checksum_innodb_old(p))
+			return invalid(why, wl, "checksum mismatch: trailer field %08x, computed %08x (crc32)", f2, crc);
+	}
+	if (f1 == 0 || f1 == BUF_NO_CHECKSUM_MAGIC)
+		return true;
+	if (!have_crc)
+		crc = innodb_checksum_crc32(p, size);
+	if (f1 != crc && f1 != innodb_checksum_innodb_new(p, size))
+		return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (crc32)", f1, crc);
+	return true;
+}
+
+bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint32_t expected_page_no,
+			  bool check_page_no, char *why, size_t whylen)
+{
+	uint32_t size = si->physical_size;
+	if (why && whylen)
+		why[0] = 0;
+	if (size < INNODB_PAGE_SIZE_MIN || size > INNODB_PAGE_SIZE_MAX)
+		return invalid(why, whylen, "bad page size %u", size);
+	/* never-written page: all zero (legacy non-zip: except the flush-LSN field 26..33) */
+	if (is_zero(page, 26) && is_zero(page + 34, size - 34) &&
+	    (!si->full_crc32 && !si->zip ? true : is_zero(page + 26, 8)))
+		return true;
+	if (check_page_no && be32(page + FIL_PAGE_OFFSET) != expected_page_no)
+		return invalid(why, whylen, "page number field is %u, expected %u", be32(page + FIL_PAGE_OFFSET),
+			       expected_page_no);
+	if (si->full_crc32)
+		return valid_full_crc32(page, size, why, whylen);
+	return valid_legacy(page, si, why, whylen);
+}
