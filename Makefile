@@ -30,7 +30,7 @@ UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 
 DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client libmariadb-dev \
             libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev libglib2.0-dev \
-            libzstd-dev libcunit1-dev sysbench fio cppcheck clang xxd
+            libzstd-dev libcunit1-dev sysbench fio cppcheck clang xxd time
 
 .PHONY: all deps check check-unit check-asan check-lint check-integration demo install clean man
 

@@ -54,7 +54,13 @@ int xb_err_prefix(xb_error *err, const char *fmt, ...)
 	vsnprintf(pre, sizeof pre, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s: %s", pre, old);
+	size_t pl = strnlen(pre, sizeof pre - 1);
+	memcpy(err->msg, pre, pl);
+	memcpy(err->msg + pl, ": ", 2);
+	size_t room = sizeof err->msg - pl - 3;
+	size_t ol = strnlen(old, room);
+	memcpy(err->msg + pl + 2, old, ol);
+	err->msg[pl + 2 + ol] = '\0';
 	return err->code;
 }
 

@@ -207,7 +207,7 @@ static int apply_groups(xb_options *o, const char *const *groups, bool strict, i
 	for (size_t i = 0; i < n && !rc; i++) {
 		char src[1024];
 		snprintf(src, sizeof src, "%s:%d", list[i]->file, list[i]->line);
-		rc = apply_named(o, list[i]->name, strlen(list[i]->name), list[i]->value, src, strict, only_flags, err);
+		rc = apply_named(o, list[i]->raw_name, strlen(list[i]->raw_name), list[i]->value, src, strict, only_flags, err);
 	}
 	free(list);
 	return rc;

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# bench/backup.sh - backup speed of xtrabackup vs mariabackup vs cp -a, side by side.
+#
+# Builds a sysbench dataset (SIZE_GB, default 3) on a throwaway server, measures the
+# disk's sequential read bandwidth with fio (direct I/O, 1 MiB blocks), then times,
+# alternating and with the page cache dropped before each run: our --backup with
+# --parallel=4 and 1, mariabackup with the same, and `cp -a` of the datadir. Prints
+# MB/s of datadir bytes, ratios, peak RSS, and the throughput a 4-thread sysbench
+# write load keeps while each backup tool runs (vs. no backup).
+#
+# usage: bench/backup.sh [ROUNDS]   env: SIZE_GB=3 TABLES=8 KEEP=1
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/test/integration/inc/common.sh"
+ROUNDS=${1:-2}
+SIZE_GB=${SIZE_GB:-3}
+TABLES=${TABLES:-8}
+ROWS=$(( SIZE_GB * 1024 * 1024 * 1024 / 230 / TABLES ))   # ~230 bytes per sysbench row on disk
+[ -x "$TOP/build/xtrabackup" ] || make -C "$TOP" >/dev/null || exit 1
+command -v sysbench >/dev/null && command -v fio >/dev/null || { echo "needs sysbench and fio (make deps)"; exit 1; }
+
+server_start src --innodb-buffer-pool-size=1G --innodb-log-file-size=1G --innodb-flush-method=O_DIRECT
+SB=(sysbench --db-driver=mysql --mysql-socket="$(sock_of src)" --mysql-user=root --mysql-db=sbtest
+    --tables=$TABLES --table-size=$ROWS)
+sql src "CREATE DATABASE sbtest"
+log "preparing ~${SIZE_GB} GB with sysbench ($TABLES tables x $ROWS rows)"
+"${SB[@]}" --threads=2 oltp_read_write prepare >/dev/null || fail "sysbench prepare failed"
+DATA=$(datadir_of src)
+BYTES=$(du -sb "$DATA" | cut -f1)
+log "datadir: $((BYTES / 1048576)) MiB"
+
+drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
+
+log "disk sequential read bandwidth (fio, direct, 1 MiB)"
+fio --name=seqread --filename="$T/fio.dat" --size=2G --bs=1M --rw=read --direct=1 --ioengine=libaio \
+    --iodepth=8 --output-format=terse --terse-version=3 > "$T/fio.out" 2>/dev/null
+DISK_KBS=$(cut -d';' -f7 "$T/fio.out")   # read bandwidth KB/s
+rm -f "$T/fio.dat"
+DISK_MBS=$(awk -v k="$DISK_KBS" 'BEGIN{printf "%.0f", k*1024/1e6}')
+
+declare -A SUM MEM
+run_one() { # name command...
+  local name=$1; shift
+  rm -rf "$T/out"; drop_caches
+  local t0 t1
+  t0=$(date +%s.%N)
+  /usr/bin/time -f '%M' -o "$T/rss" "$@" > "$T/$name.log" 2>&1 || { tail "$T/$name.log"; fail "$name failed"; }
+  t1=$(date +%s.%N)
+  local s; s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')
+  SUM[$name]=$(awk -v x="${SUM[$name]:-0}" -v s="$s" 'BEGIN{print x+s}')
+  local rss; rss=$(cat "$T/rss")
+  [ "${MEM[$name]:-0}" -lt "$rss" ] && MEM[$name]=$rss
+  log "$name: ${s}s"
+}
+CNF=$(cnf_of src)
+for r in $(seq "$ROUNDS"); do
+  run_one xb_p4 "$TOP/build/xtrabackup" --defaults-file="$CNF" --backup --parallel=4 --progress=none --target-dir="$T/out"
+  run_one mb_p4 mariabackup --defaults-file="$CNF" --backup --parallel=4 --target-dir="$T/out"
+  run_one xb_p1 "$TOP/build/xtrabackup" --defaults-file="$CNF" --backup --parallel=1 --progress=none --target-dir="$T/out"
+  run_one mb_p1 mariabackup --defaults-file="$CNF" --backup --parallel=1 --target-dir="$T/out"
+  run_one cp cp -a "$DATA" "$T/out"
+done
+
+rate() { awk -v b="$BYTES" -v s="${SUM[$1]}" -v r="$ROUNDS" 'BEGIN{printf "%.0f", b/(s/r)/1e6}'; }
+echo
+echo "datadir bytes: $BYTES; disk sequential read: $DISK_MBS MB/s; rounds: $ROUNDS"
+printf '%-28s %8s %10s %12s\n' run "MB/s" "peak RSS" "vs disk"
+for n in xb_p4 mb_p4 xb_p1 mb_p1 cp; do
+  printf '%-28s %8s %8s KiB %11s%%\n' "$n" "$(rate $n)" "${MEM[$n]:-?}" \
+    "$(awk -v a="$(rate $n)" -v d="$DISK_MBS" 'BEGIN{printf "%.0f", 100*a/d}')"
+done
+ratio() { awk -v a="$(rate "$1")" -v b="$(rate "$2")" 'BEGIN{printf "%.2f", a/b}'; }
+echo "ratio xtrabackup/mariabackup --parallel=4: $(ratio xb_p4 mb_p4)  (goal >= 1.30)"
+echo "ratio xtrabackup/mariabackup --parallel=1: $(ratio xb_p1 mb_p1)  (goal >= 1.00)"
+echo "ratio xtrabackup --parallel=4 / cp -a:     $(ratio xb_p4 cp)"
+
+# Write-load impact: sysbench write-only, 4 threads, alone and during each backup.
+load_tps() { # seconds
+  "${SB[@]}" --threads=4 --time="$1" --report-interval=0 oltp_write_only run 2>/dev/null |
+    awk '/transactions:/ {gsub(/[(]/,"",$3); print $3}'
+}
+LOAD_SECS=${LOAD_SECS:-40}
+log "write load alone for ${LOAD_SECS}s"
+BASE=$(load_tps "$LOAD_SECS")
+during() { # command...
+  rm -rf "$T/out"; drop_caches
+  ( sleep 1; "$@" > "$T/during.log" 2>&1 ) & local bp=$!
+  local tps; tps=$(load_tps "$LOAD_SECS"); wait $bp; echo "$tps"
+}
+XB_TPS=$(during "$TOP/build/xtrabackup" --defaults-file="$CNF" --backup --parallel=4 --progress=none --target-dir="$T/out")
+MB_TPS=$(during mariabackup --defaults-file="$CNF" --backup --parallel=4 --target-dir="$T/out")
+echo
+echo "write load tps alone: $BASE; during xtrabackup: $XB_TPS; during mariabackup: $MB_TPS"
+awk -v b="$BASE" -v x="$XB_TPS" -v m="$MB_TPS" 'BEGIN{
+  lx=100*(1-x/b); lm=100*(1-m/b);
+  printf "write load loses %.1f%% under xtrabackup, %.1f%% under mariabackup (goal: at most half of mariabackup'"'"'s)\n", lx, lm }'

@@ -1,0 +1,261 @@
+/*
+ * options_test.c - the option table: parsing from files and argv, precedence,
+ * strictness by group, prefixes, types, secrets, --help and the man page.
+ */
+#include <CUnit/Basic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config/options.h"
+
+static char dir[] = "/tmp/xb_options_test.XXXXXX";
+static char cnfpath[512];
+
+static void write_cnf(const char *text)
+{
+	snprintf(cnfpath, sizeof cnfpath, "%s/my.cnf", dir);
+	FILE *f = fopen(cnfpath, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Parse argv built from a NULL-terminated list; --defaults-file is prepended. */
+static int parse(xb_options *o, xb_error *err, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	static char deffile[600];
+	snprintf(deffile, sizeof deffile, "--defaults-file=%s", cnfpath);
+	argv[argc++] = strdup("xtrabackup");
+	argv[argc++] = strdup(deffile);
+	va_list ap;
+	va_start(ap, err);
+	const char *a;
+	while ((a = va_arg(ap, const char *)))
+		argv[argc++] = strdup(a);
+	va_end(ap);
+	xb_err_clear(err);
+	int rc = xb_options_parse(o, argc, argv, err);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return rc;
+}
+
+static void test_precedence(void)
+{
+	write_cnf("[mysqld]\ndatadir=/srv/server\nport=3307\nkey_buffer_size=1M\n"
+		  "[client]\nsocket=/tmp/client.sock\nport=3308\nparallel=9\n"
+		  "[xtrabackup]\nparallel=3\ntarget-dir=/from/file\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--target-dir=/from/cli", NULL), 0);
+	CU_ASSERT_EQUAL(o.command, XB_OPT_BACKUP);
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_DATADIR), "/srv/server");   /* server group */
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_PORT), 3308);                      /* client beats server */
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_SOCKET), "/tmp/client.sock");
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_PARALLEL), 3);                     /* [client] parallel ignored */
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_TARGET_DIR), "/from/cli");  /* command line wins */
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_THROTTLE), 0);                     /* default */
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.src[XB_OPT_PARALLEL], "my.cnf:"));
+	xb_options_free(&o);
+}
+
+static void test_strict_tool_group(void)
+{
+	write_cnf("[xtrabackup]\nno-such-option=1\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", NULL), XB_E_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown option '--no-such-option'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "my.cnf:2"));
+	xb_options_free(&o);
+
+	write_cnf("[xtrabackup]\nloose-no-such-option=1\n[mysqld]\nno-such-server-option=1\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", NULL), 0);
+	xb_options_free(&o);
+}
+
+static void test_unknown_on_command_line(void)
+{
+	write_cnf("[client]\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--bogus", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "unknown option '--bogus' (command line)");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "stray", NULL), XB_E_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unexpected argument 'stray'"));
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--prepare", NULL), XB_E_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot be used together"));
+	xb_options_free(&o);
+}
+
+static void test_prefixes_and_bools(void)
+{
+	write_cnf("[xtrabackup]\nslave-info\nskip-innodb-log-checkpoint-now\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--enable-no-lock", "--safe_slave_backup=OFF", NULL), 0);
+	CU_ASSERT_TRUE(xb_opt_bool(&o, XB_OPT_SLAVE_INFO));
+	CU_ASSERT_FALSE(xb_opt_bool(&o, XB_OPT_INNODB_LOG_CHECKPOINT_NOW));
+	CU_ASSERT_TRUE(xb_opt_bool(&o, XB_OPT_NO_LOCK));
+	CU_ASSERT_FALSE(xb_opt_bool(&o, XB_OPT_SAFE_SLAVE_BACKUP));
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--slave-info=maybe", NULL), XB_E_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "invalid value for --slave-info: 'maybe'"));
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--skip-parallel", NULL), XB_E_USAGE);
+	xb_options_free(&o);
+}
+
+static void test_types(void)
+{
+	write_cnf("[xtrabackup]\nuse-memory=2G\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--parallel", "4", NULL), 0);
+	CU_ASSERT_EQUAL(xb_opt_size(&o, XB_OPT_USE_MEMORY), 2ULL << 30);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_PARALLEL), 4);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--parallel=four", NULL), XB_E_USAGE);
+	xb_options_free(&o);
+	write_cnf("[xtrabackup]\nuse-memory=lots\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", NULL), XB_E_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "my.cnf:2"));
+	xb_options_free(&o);
+	uint64_t v;
+	CU_ASSERT_EQUAL(xb_parse_size("16384", &v), 0);
+	CU_ASSERT_EQUAL(v, 16384);
+	CU_ASSERT_EQUAL(xb_parse_size("96M", &v), 0);
+	CU_ASSERT_EQUAL(v, 96ULL << 20);
+	CU_ASSERT_EQUAL(xb_parse_size("1x", &v), -1);
+	CU_ASSERT_EQUAL(xb_parse_size("-1", &v), -1);
+}
+
+static void test_short_options(void)
+{
+	write_cnf("[client]\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "-uroot", "-S", "/tmp/s.sock", "-P3306", NULL), 0);
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_USER), "root");
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_SOCKET), "/tmp/s.sock");
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_PORT), 3306);
+	xb_options_free(&o);
+}
+
+static void test_secrets(void)
+{
+	write_cnf("[client]\npassword=filesecret\n");
+	xb_options o;
+	xb_error err;
+	char *argv[] = {strdup("xtrabackup"), NULL, strdup("--backup"), strdup("--password=clisecret"),
+			strdup("-pother"), NULL};
+	char deffile[600];
+	snprintf(deffile, sizeof deffile, "--defaults-file=%s", cnfpath);
+	argv[1] = deffile;
+	CU_ASSERT_EQUAL(xb_options_parse(&o, 5, argv, &err), 0);
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_PASSWORD), "other");
+	CU_ASSERT_PTR_NULL(strstr(o.tool_command, "clisecret"));
+	CU_ASSERT_PTR_NULL(strstr(o.tool_command, "other"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.tool_command, "--password=***"));
+	/* wiped in argv so ps does not show it */
+	CU_ASSERT_PTR_NULL(strstr(argv[3], "clisecret"));
+	CU_ASSERT_PTR_NULL(strstr(argv[4], "other"));
+	FILE *f = tmpfile();
+	xb_options_print_defaults(&o, f);
+	rewind(f);
+	char buf[4096] = "";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	CU_ASSERT_PTR_NULL(strstr(buf, "filesecret"));
+	xb_options_free(&o);
+	free(argv[0]);
+	free(argv[2]);
+	free(argv[3]);
+	free(argv[4]);
+}
+
+static char *capture(void (*fn)(FILE *))
+{
+	FILE *f = tmpfile();
+	fn(f);
+	long n = ftell(f);
+	rewind(f);
+	char *s = calloc(1, (size_t)n + 1);
+	if (fread(s, 1, (size_t)n, f) != (size_t)n)
+		s[0] = '\0';
+	fclose(f);
+	return s;
+}
+
+static void test_help_and_man(void)
+{
+	char *help = capture(xb_options_help), *man = capture(xb_options_man);
+	for (int id = 0; id < XB_OPT__COUNT; id++) {
+		char want[128];
+		snprintf(want, sizeof want, "--%s", xb_opt_name(id));
+		CU_ASSERT_PTR_NOT_NULL(strstr(help, want));
+		/* the man page escapes dashes */
+		char esc[256], *p = esc;
+		p += sprintf(p, "\\-\\-");
+		for (const char *q = xb_opt_name(id); *q; q++) {
+			if (*q == '-')
+				*p++ = '\\';
+			*p++ = *q;
+		}
+		*p = '\0';
+		CU_ASSERT_PTR_NOT_NULL(strstr(man, esc));
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".TH XTRABACKUP 1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".SH EXIT STATUS"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(help, "Exit codes:"));
+	free(help);
+	free(man);
+}
+
+static void test_later_commands_refused(void)
+{
+	write_cnf("[client]\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--target-dir=/x", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--prepare is not available in this version");
+	xb_options_free(&o);
+	write_cnf("[xtrabackup]\nbackup\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, NULL), XB_E_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "belongs on the command line"));
+	xb_options_free(&o);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	CU_initialize_registry();
+	CU_pSuite s = CU_add_suite("options", NULL, NULL);
+	CU_add_test(s, "precedence of groups and command line", test_precedence);
+	CU_add_test(s, "our group is strict, loose- and server groups are not", test_strict_tool_group);
+	CU_add_test(s, "unknown or stray command-line arguments", test_unknown_on_command_line);
+	CU_add_test(s, "skip-/enable- prefixes and boolean values", test_prefixes_and_bools);
+	CU_add_test(s, "integer and size types", test_types);
+	CU_add_test(s, "short options", test_short_options);
+	CU_add_test(s, "secrets masked and wiped", test_secrets);
+	CU_add_test(s, "--help and man page list every option", test_help_and_man);
+	CU_add_test(s, "commands not yet available are refused", test_later_commands_refused);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd)) {
+		/* best effort */
+	}
+	return failed ? 1 : 0;
+}
