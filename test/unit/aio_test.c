@@ -318,6 +318,27 @@ static void test_throttled(void)
 	unlink(path);
 }
 
+/* Closing a reader with reads still in flight waits for them (ASan checks). */
+static void test_close_midway(void)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/midway", disk_dir);
+	size_t size = 8 << 20;
+	uint8_t *data = pattern(size, 23);
+	write_file(path, data, size);
+	xb_error err = {0};
+	xb_reader *r = xb_reader_open(path, 1 << 20, 8, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	const uint8_t *b;
+	size_t n;
+	uint64_t off;
+	CU_ASSERT_EQUAL(xb_reader_next(r, &b, &n, &off, &err), 0);
+	CU_ASSERT(n == (1 << 20) && memcmp(b, data, n) == 0);
+	xb_reader_close(r);
+	free(data);
+	unlink(path);
+}
+
 static void rm_dir(const char *dir)
 {
 	if (dir[0])
@@ -352,6 +373,7 @@ int main(int argc, char **argv)
 	CU_add_test(s, "re-read any range", test_reread);
 	CU_add_test(s, "missing file", test_missing);
 	CU_add_test(s, "throttled reads", test_throttled);
+	CU_add_test(s, "close with reads in flight", test_close_midway);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -1,0 +1,310 @@
+/*
+ * datafile.c - validated copy of one InnoDB datafile into a sink (see datafile.h).
+ *
+ * The reader hands out chunks that are a multiple of 64 KiB, hence of every
+ * physical page size, so pages normally lie whole inside a chunk and are
+ * validated in place: a run of good pages is written to the sink straight
+ * from the reader's buffer, one write per chunk. Only when a page fails is
+ * the run cut there: the page is re-read alone into a small buffer until it
+ * validates, that copy is written, and the run resumes after it. If the file
+ * grew to a size that is not a page multiple under the reader, a page can
+ * straddle two chunks; it is then assembled in a carry buffer (the only
+ * copy of page data made here), and a partial page at the very end is left
+ * out (the server extends files by whole pages; redo recreates the rest).
+ */
+#include "datafile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "platform/aio.h"
+
+#define CHUNK_ALIGN ((size_t)INNODB_PAGE_SIZE_MAX) /* chunks hold whole pages of any size */
+
+/* State of one copy. */
+typedef struct copy_ctx {
+	const char *src;              /* source path, for messages */
+	const datafile_copy_opts *o;  /* options */
+	datafile_copy_stats *st;      /* counters */
+	volatile uint64_t *progress;  /* progress meter counter, may be NULL */
+	xb_reader *r;                 /* the reader */
+	xb_sink_file *f;              /* the sink file */
+	innodb_space_info si;         /* page-0 info */
+	uint32_t psize;               /* physical page size */
+	int retries;                  /* resolved number of re-reads */
+	unsigned retry_ms;            /* resolved pause */
+	bool check_page_no;           /* compare the page-number field */
+	uint64_t page_off;            /* file offset of the next page to process */
+	uint8_t *carry;               /* page straddling two chunks (psize bytes) */
+	size_t carry_len;             /* bytes in carry */
+	uint8_t *fixed;               /* a re-read page (psize bytes) */
+} copy_ctx;
+
+void innodb_datafile_opts_init(datafile_copy_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->chunk_bytes = DATAFILE_DEFAULT_CHUNK;
+	o->retries = DATAFILE_DEFAULT_RETRIES;
+	o->retry_ms = DATAFILE_DEFAULT_RETRY_MS;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* True when all n bytes are zero (memcmp of the buffer against itself shifted by one). */
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+static int write_out(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
+{
+	if (len == 0)
+		return 0;
+	int rc = xb_sink_write(c->f, buf, len, err);
+	if (rc)
+		return rc;
+	c->st->bytes += len;
+	if (c->progress)
+		__atomic_fetch_add(c->progress, (uint64_t)len, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static bool page_ok(const copy_ctx *c, const uint8_t *page, uint32_t page_no, char *why,
+		    size_t whylen)
+{
+	if (c->o->system_space && innodb_page_in_doublewrite(&c->si, page_no))
+		return true;
+	return innodb_page_is_valid(page, &c->si, page_no, c->check_page_no, why, whylen);
+}
+
+/* Validate the page at file offset off. *use is set to the bytes to copy:
+ * the page itself, or c->fixed after a successful re-read. */
+static int check_page(copy_ctx *c, const uint8_t *page, uint64_t off, const uint8_t **use,
+		      xb_error *err)
+{
+	uint32_t page_no = c->o->first_page_no + (uint32_t)(off / c->psize);
+	char why[256] = "";
+	*use = page;
+	if (!page_ok(c, page, page_no, why, sizeof why)) {
+		int attempt;
+		for (attempt = 1; attempt <= c->retries; attempt++) {
+			sleep_ms(c->retry_ms);
+			if (c->o->before_reread)
+				c->o->before_reread(c->o->before_reread_arg, page_no, attempt);
+			int rc = xb_reader_reread(c->r, off, c->fixed, c->psize, err);
+			if (rc)
+				return rc;
+			why[0] = '\0';
+			if (page_ok(c, c->fixed, page_no, why, sizeof why))
+				break;
+		}
+		if (attempt > c->retries) {
+			xb_err_set(err, XB_E_CORRUPT_PAGE, "page %u of %s is corrupt: %s", page_no,
+				   c->src, why[0] ? why : "invalid page");
+			return xb_err_hint(err,
+					   "the page was still invalid after %d re-reads %u ms apart; "
+					   "check the server's file with: innochecksum %s",
+					   c->retries, c->retry_ms, c->src);
+		}
+		c->st->reread_pages++;
+		*use = c->fixed;
+	}
+	c->st->pages++;
+	if (all_zero(*use, c->psize))
+		c->st->zero_pages++;
+	return 0;
+}
+
+/* Validate and write one chunk read at file offset off. */
+static int copy_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off, xb_error *err)
+{
+	size_t pos = 0;
+	const uint8_t *use;
+	int rc;
+	if (c->carry_len > 0) {
+		/* a page straddles the previous chunk and this one */
+		size_t take = c->psize - c->carry_len;
+		if (take > len)
+			take = len;
+		memcpy(c->carry + c->carry_len, buf, take);
+		c->carry_len += take;
+		pos = take;
+		if (c->carry_len < c->psize)
+			return 0;
+		if ((rc = check_page(c, c->carry, c->page_off, &use, err)) != 0 ||
+		    (rc = write_out(c, use, c->psize, err)) != 0)
+			return rc;
+		c->carry_len = 0;
+		c->page_off += c->psize;
+	}
+	size_t run = pos; /* start of the pending run of good pages */
+	while (len - pos >= c->psize) {
+		const uint8_t *page = buf + pos;
+		if ((rc = check_page(c, page, off + pos, &use, err)) != 0)
+			return rc;
+		if (use != page) {
+			if ((rc = write_out(c, buf + run, pos - run, err)) != 0 ||
+			    (rc = write_out(c, use, c->psize, err)) != 0)
+				return rc;
+			run = pos + c->psize;
+		}
+		pos += c->psize;
+	}
+	if ((rc = write_out(c, buf + run, pos - run, err)) != 0)
+		return rc;
+	c->page_off = off + pos;
+	if (pos < len) {
+		memcpy(c->carry, buf + pos, len - pos);
+		c->carry_len = len - pos;
+	}
+	return 0;
+}
+
+/* Work out the page-0 info from the first chunk, re-reading page 0 while it
+ * does not validate. Returns 0 with st->deferred set when the tablespace is
+ * not ready yet. */
+static int probe_page0(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
+{
+	size_t plen = len < INNODB_PAGE_SIZE_MAX ? len : INNODB_PAGE_SIZE_MAX;
+	const uint8_t *p = buf;
+	for (int attempt = 0;; attempt++) {
+		xb_error perr = {0};
+		if (plen < INNODB_PAGE_SIZE_MIN) {
+			snprintf(c->st->why, sizeof c->st->why, "file is shorter than one page (%zu bytes)",
+				 plen);
+		} else if (all_zero(p, INNODB_PAGE_SIZE_MIN)) {
+			snprintf(c->st->why, sizeof c->st->why, "page 0 is not written yet");
+		} else if (innodb_page0_parse(p, plen, &c->si, &perr) == 0) {
+			if (c->si.physical_size <= plen)
+				return 0;
+			snprintf(c->st->why, sizeof c->st->why,
+				 "file is shorter than one page (%zu of %u bytes)", plen,
+				 c->si.physical_size);
+		} else {
+			snprintf(c->st->why, sizeof c->st->why, "page 0 is not valid yet: %.120s", perr.msg);
+		}
+		if (attempt >= c->retries)
+			break;
+		sleep_ms(c->retry_ms);
+		if (c->o->before_reread)
+			c->o->before_reread(c->o->before_reread_arg, 0, attempt + 1);
+		uint64_t size = xb_reader_size(c->r);
+		plen = size < INNODB_PAGE_SIZE_MAX ? (size_t)size : INNODB_PAGE_SIZE_MAX;
+		if (plen == 0)
+			continue;
+		int rc = xb_reader_reread(c->r, 0, c->fixed, plen, err);
+		if (rc)
+			return rc;
+		p = c->fixed;
+	}
+	c->st->deferred = true;
+	return 0;
+}
+
+int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink *sink,
+			 const datafile_copy_opts *o, datafile_copy_stats *st,
+			 volatile uint64_t *progress_bytes, xb_error *err)
+{
+	datafile_copy_opts defaults;
+	if (!o) {
+		innodb_datafile_opts_init(&defaults);
+		o = &defaults;
+	}
+	if (!st)
+		return xb_err_set(err, XB_E_INTERNAL, "copying %s: no statistics object given",
+				  src_path);
+	memset(st, 0, sizeof *st);
+	if (o->system_space && o->first_page_no > 0 && !o->space)
+		return xb_err_set(err, XB_E_INTERNAL,
+				  "copying %s: a continuation file of the system tablespace needs "
+				  "the page-0 information of its first file", src_path);
+
+	copy_ctx c = {
+		.src = src_path,
+		.o = o,
+		.st = st,
+		.progress = progress_bytes,
+		.retries = o->retries == 0 ? DATAFILE_DEFAULT_RETRIES : (o->retries < 0 ? 0 : o->retries),
+		.retry_ms = o->retry_ms ? o->retry_ms : DATAFILE_DEFAULT_RETRY_MS,
+		.check_page_no = !(o->system_space && o->first_page_no > 0),
+	};
+	size_t chunk = o->chunk_bytes ? o->chunk_bytes : DATAFILE_DEFAULT_CHUNK;
+	chunk = (chunk + CHUNK_ALIGN - 1) / CHUNK_ALIGN * CHUNK_ALIGN;
+
+	int rc = 0;
+	c.carry = malloc(INNODB_PAGE_SIZE_MAX);
+	c.fixed = malloc(INNODB_PAGE_SIZE_MAX);
+	if (!c.carry || !c.fixed) {
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory copying %s", src_path);
+		goto out;
+	}
+	c.r = xb_reader_open(src_path, chunk, DATAFILE_READ_DEPTH, err);
+	if (!c.r) {
+		rc = err ? err->code : XB_E_IO_READ;
+		goto out;
+	}
+	xb_reader_set_throttle(c.r, o->throttle);
+	snprintf(st->read_mode, sizeof st->read_mode, "%s", xb_reader_mode(c.r));
+
+	const uint8_t *buf;
+	size_t len;
+	uint64_t off;
+	if ((rc = xb_reader_next(c.r, &buf, &len, &off, err)) != 0)
+		goto out;
+	if (len == 0) {
+		st->deferred = true;
+		snprintf(st->why, sizeof st->why, "file is empty");
+		goto out;
+	}
+	if (o->space) {
+		c.si = *o->space;
+	} else {
+		if ((rc = probe_page0(&c, buf, len, err)) != 0 || st->deferred)
+			goto out;
+	}
+	c.psize = c.si.physical_size;
+	if (c.psize < INNODB_PAGE_SIZE_MIN || c.psize > INNODB_PAGE_SIZE_MAX ||
+	    (c.psize & (c.psize - 1)) != 0) {
+		rc = xb_err_set(err, XB_E_INTERNAL, "copying %s: bad physical page size %u",
+				src_path, c.psize);
+		goto out;
+	}
+
+	xb_log(o->worker, "Copying %s to %s/%s", src_path, sink->name ? sink->name : "",
+	       dst_relpath);
+	c.f = xb_sink_open(sink, dst_relpath, err);
+	if (!c.f) {
+		rc = err && err->code ? err->code : XB_E_IO_WRITE;
+		goto out;
+	}
+	while (len > 0) {
+		if ((rc = copy_chunk(&c, buf, len, off, err)) != 0)
+			goto out;
+		if ((rc = xb_reader_next(c.r, &buf, &len, &off, err)) != 0)
+			goto out;
+	}
+	if (c.carry_len > 0)
+		xb_log(o->worker, "Warning: %s: left out %zu bytes of an incomplete last page "
+		       "at offset %llu (the file is being extended)", src_path, c.carry_len,
+		       (unsigned long long)c.page_off);
+	snprintf(st->read_mode, sizeof st->read_mode, "%s", xb_reader_mode(c.r));
+	rc = xb_sink_close(c.f, err);
+	c.f = NULL;
+	if (rc == 0)
+		xb_log(o->worker, "        ...done");
+out:
+	if (c.f)
+		xb_sink_abort(c.f);
+	xb_reader_close(c.r);
+	free(c.carry);
+	free(c.fixed);
+	return rc;
+}

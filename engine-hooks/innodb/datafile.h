@@ -1,0 +1,84 @@
+/*
+ * datafile.h - copy one InnoDB datafile (.ibd, ibdata*, undo*) into a sink.
+ *
+ * The file is read in big chunks through the O_DIRECT/libaio reader
+ * (platform/aio.h), every page is validated as it passes (checksum of the
+ * tablespace's format, LSN copies, page number: innodb_page_is_valid), and
+ * the chunk goes to the sink as it is. A page that fails validation is
+ * usually one the server was writing while we read it (a torn read): that
+ * page alone is re-read, after a pause, up to `retries` times; the good copy
+ * replaces it in the output. A page still invalid after that is corruption
+ * and stops the copy with XB_E_CORRUPT_PAGE.
+ *
+ * Log lines, as mariabackup prints them (NN = opts.worker):
+ *   [NN] ... Copying ./db/t1.ibd to <sink name>/db/t1.ibd
+ *   [NN] ...         ...done
+ *
+ * Deferred files. A tablespace being created while we look at it has a
+ * size of 0, or is shorter than one page, or its page 0 is still all zero
+ * or does not validate yet. Such a file is not an error and not copied:
+ * innodb_datafile_copy returns 0 with stats.deferred set (and stats.why
+ * saying which case), having written nothing to the sink. The caller should
+ * try it again later (mariabackup "defers" such tablespaces); if it is still
+ * deferred at the end of the copy phase the page-0 data must come from the
+ * redo log (the file was created during the backup), or, for a file that
+ * existed before the backup started, the caller reports it as corrupt.
+ */
+#ifndef XB_INNODB_DATAFILE_H
+#define XB_INNODB_DATAFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/throttle.h"
+#include "innodb/page.h"
+#include "sink/sink.h"
+
+#define DATAFILE_DEFAULT_CHUNK ((size_t)4 << 20) /* read size */
+#define DATAFILE_DEFAULT_RETRIES 10              /* re-reads of an invalid page */
+#define DATAFILE_DEFAULT_RETRY_MS 100u           /* pause before each re-read */
+#define DATAFILE_READ_DEPTH 4                    /* chunk reads kept in flight */
+
+typedef struct datafile_copy_opts {
+	int worker;             /* [NN] in log lines */
+	size_t chunk_bytes;     /* read size, 0 = 4 MiB; rounded up to a multiple of 64 KiB */
+	int retries;            /* re-reads of an invalid page, 0 = 10, negative = none */
+	unsigned retry_ms;      /* pause before each re-read in ms, 0 = 100 */
+	xb_throttle *throttle;  /* --throttle limiter shared by all threads, NULL = unlimited */
+	bool system_space;      /* ibdata*: skip validation in the doublewrite area; no page-number check for ibdata2.. */
+	uint32_t first_page_no; /* page number of the first page of this file (ibdata2.. continue numbering) */
+	const innodb_space_info *space; /* page-0 info to use (ibdata1's for ibdata2..); NULL = read page 0 of this file */
+	void (*before_reread)(void *arg, uint32_t page_no, int attempt); /* testing only: called before each re-read, NULL in production */
+	void *before_reread_arg; /* argument of before_reread */
+} datafile_copy_opts;
+
+typedef struct datafile_copy_stats {
+	uint64_t bytes;         /* bytes written to the sink */
+	uint64_t pages;         /* pages copied */
+	uint64_t reread_pages;  /* pages that were invalid at first and valid on a re-read */
+	uint64_t zero_pages;    /* all-zero (never written) pages copied */
+	bool deferred;          /* not copied: the tablespace is being created, retry later */
+	char why[160];          /* when deferred: the reason, e.g. "page 0 is not written yet" */
+	char read_mode[160];    /* how the file was read (xb_reader_mode), for the log */
+} datafile_copy_stats;
+
+/* Fill *o with the defaults above (worker 0, no throttle, not the system space). */
+void innodb_datafile_opts_init(datafile_copy_opts *o);
+
+/* Copy src_path (opened as given; also the name used in log lines and
+ * messages, so pass the datadir-relative "./db/t1.ibd" form when the
+ * working directory is the datadir) to dst_relpath in sink. o may be NULL
+ * (defaults). st must not be NULL: it receives the counters and the
+ * deferred flag. *progress_bytes (may be NULL) is increased atomically as
+ * bytes are written, for the progress meter.
+ * Returns 0 when copied or deferred (check st->deferred); XB_E_CORRUPT_PAGE
+ * ("page N of ./db/t1.ibd is corrupt: <reason>", with a hint) when a page
+ * stays invalid; XB_E_MISSING_FILE when the file is gone (dropped meanwhile);
+ * XB_E_IO_READ, or the sink's error code. On error the sink file is aborted. */
+int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink *sink,
+			 const datafile_copy_opts *o, datafile_copy_stats *st,
+			 volatile uint64_t *progress_bytes, xb_error *err);
+
+#endif
