@@ -1,0 +1,181 @@
+/*
+ * redo.h - the InnoDB redo log of MariaDB 10.8+ (ib_logfile0): header,
+ * checkpoints, LSN mapping, mini-transaction framing, file records, and the
+ * header of the linear backup copy.
+ *
+ * The file is a 12 KiB header area (header block, two checkpoint blocks)
+ * followed by a circular record area of `capacity` bytes in which every byte
+ * has one LSN. The log is a sequence of mini-transactions (mtr): records,
+ * a termination byte carrying the sequence bit of its pass around the circle,
+ * (an 8-byte nonce when encrypted) and a CRC-32C of the records. The parser
+ * here works on a linear buffer whose byte i has LSN lsn+i: the caller has
+ * already unwrapped the circular file. Page records are only skipped; file
+ * records (CREATE/DELETE/RENAME/MODIFY/CHECKPOINT), INIT_PAGE of page 0 and
+ * TRIM_PAGES are reported through a callback for DDL tracking. Pure
+ * functions, no I/O except redo_read_checkpoint(). Spec sections 1, 2.
+ */
+#ifndef XB_INNODB_REDO_H
+#define XB_INNODB_REDO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define REDO_HEADER_SIZE 12288u      /* header + 2 checkpoint blocks; records start here */
+#define REDO_CHECKPOINT_1 4096u      /* offset of checkpoint block 1 */
+#define REDO_CHECKPOINT_2 8192u      /* offset of checkpoint block 2 */
+#define REDO_FIRST_LSN 12288u        /* smallest possible LSN */
+#define REDO_MTR_SIZE_MAX 1048576u   /* records of one mtr never exceed this */
+#define REDO_FORMAT_10_8 0x50687973u /* "Phys": 10.8+ */
+#define REDO_FORMAT_ENC_11 0xF09F979Du /* 10.11+ encrypted */
+#define REDO_CREATOR_LEN 32u         /* creator field bytes 16..47 */
+#define REDO_CRYPT_INFO_LEN 28u      /* encryption info bytes 48..75 */
+#define REDO_BACKUP_CREATOR "Backup 10.11.19" /* what mariabackup 10.11.19 writes */
+
+/* The header block (bytes 0..511 of the file). */
+typedef struct redo_header {
+	uint32_t format;                          /* REDO_FORMAT_10_8 or REDO_FORMAT_ENC_11 */
+	uint64_t first_lsn;                       /* LSN of file offset 12288 */
+	char creator[REDO_CREATOR_LEN + 1];       /* e.g. "MariaDB 10.11.19", NUL-terminated */
+	bool encrypted;                           /* ENC_11, or 10.8 format with encryption info */
+	uint8_t crypt_info[REDO_CRYPT_INFO_LEN];  /* bytes 48..75, zero when not encrypted */
+} redo_header;
+
+/* One checkpoint block. */
+typedef struct redo_checkpoint {
+	uint64_t checkpoint_lsn; /* changes below this LSN are in the datafiles */
+	uint64_t end_lsn;        /* where the checkpoint's FILE_MODIFY..FILE_CHECKPOINT mtr starts */
+	int block;               /* 1 (offset 4096) or 2 (offset 8192), 0 when none */
+} redo_checkpoint;
+
+/* Everything the 12 KiB header area and the file size tell. */
+typedef struct redo_log_info {
+	redo_header hdr;        /* header block */
+	redo_checkpoint cp;     /* the latest valid checkpoint */
+	uint64_t file_size;     /* size of ib_logfile0 */
+	uint64_t capacity;      /* file_size - 12288: bytes of the circular area */
+} redo_log_info;
+
+/* Parse and validate the header block (buf: at least 512 bytes). Formats
+ * 0x50687973 and 0xF09F979D are accepted; the pre-10.8 ones are refused with
+ * XB_E_REDO_FORMAT "…: cannot process redo log before MariaDB 10.8"; any
+ * other value, a bad CRC, non-zero reserved bytes or first_lsn < 12288 is
+ * XB_E_REDO_FORMAT too. path is only used in messages. */
+int redo_header_parse(const uint8_t *buf, size_t len, const char *path, redo_header *out, xb_error *err);
+
+/* Parse one checkpoint block (64 bytes used). Returns true when valid:
+ * CRC matches, bytes 16..59 zero, checkpoint_lsn >= first_lsn, end_lsn >= checkpoint_lsn. */
+bool redo_checkpoint_parse(const uint8_t *blk, uint64_t first_lsn, redo_checkpoint *out);
+
+/* Pick the latest valid checkpoint of the two blocks in a 12 KiB header area
+ * (larger checkpoint_lsn; on a tie block 2). XB_E_REDO_FORMAT when neither is valid. */
+int redo_checkpoint_pick(const uint8_t *area, uint64_t first_lsn, const char *path, redo_checkpoint *out,
+			 xb_error *err);
+
+/* Header + latest checkpoint + capacity from the first 12288 bytes and the file size. */
+int redo_log_parse(const uint8_t *area, size_t len, uint64_t file_size, const char *path, redo_log_info *out,
+		   xb_error *err);
+
+/* Open a log file, read its header area and return its latest checkpoint
+ * (XB_E_MISSING_FILE / XB_E_IO_READ / XB_E_REDO_FORMAT). */
+int redo_read_checkpoint(const char *path, uint64_t *checkpoint_lsn, uint64_t *end_lsn, xb_error *err);
+
+/* File offset of an LSN: 12288 + (lsn - first_lsn) mod capacity (lsn >= first_lsn). */
+uint64_t redo_lsn_to_offset(uint64_t lsn, uint64_t first_lsn, uint64_t capacity);
+
+/* Sequence bit expected at an LSN: 1 on even passes, 0 on odd ones. */
+unsigned redo_sequence_bit(uint64_t lsn, uint64_t first_lsn, uint64_t capacity);
+
+/* Decode a varint (spec 2.1) from p (avail bytes). Returns its length 1..5,
+ * 0 when the first byte is invalid (0xF1..0xFF) or the value overflows 32
+ * bits, -1 when more bytes are needed. */
+int redo_varint_decode(const uint8_t *p, size_t avail, uint32_t *val);
+
+/* Encode a varint in the shortest form into out (5 bytes max); returns its length. */
+size_t redo_varint_encode(uint8_t *out, uint32_t val);
+
+/* ---- mini-transactions */
+
+enum redo_mtr_status {
+	REDO_MTR_OK = 0,    /* a complete, valid mtr: res->len, res->end_lsn */
+	REDO_MTR_END,       /* end of log at lsn: res->end_reason */
+	REDO_MTR_NEED_MORE, /* the buffer ends before the mtr does (premature end) */
+	REDO_MTR_CORRUPT,   /* CRC-valid mtr whose records break the format rules: res->why */
+};
+
+enum redo_end_reason {
+	REDO_END_NONE = 0,
+	REDO_END_MARKER,   /* the byte at lsn is 0x00 or 0x01 */
+	REDO_END_TOO_LONG, /* no termination byte within REDO_MTR_SIZE_MAX (or a bad length) */
+	REDO_END_SEQUENCE, /* termination byte is not the sequence bit of its pass */
+	REDO_END_CRC,      /* CRC-32C mismatch */
+};
+
+/* Result of redo_parse_mtr. */
+typedef struct redo_mtr {
+	uint64_t start_lsn;   /* LSN of the first byte */
+	uint64_t end_lsn;     /* OK: start_lsn + len */
+	uint32_t len;         /* OK: bytes of records + termination byte [+ nonce] + CRC */
+	uint32_t records_len; /* OK: bytes of the records (offset of the termination byte) */
+	uint32_t n_records;   /* OK and not encrypted: records walked */
+	int end_reason;       /* END: REDO_END_* */
+	char why[160];        /* END/CORRUPT: short explanation */
+} redo_mtr;
+
+/* What the record walk reports (op values). */
+enum redo_file_op {
+	REDO_FILE_CREATE = 1,     /* FILE_CREATE space name */
+	REDO_FILE_DELETE = 2,     /* FILE_DELETE space name */
+	REDO_FILE_RENAME = 3,     /* FILE_RENAME space name new_name */
+	REDO_FILE_MODIFY = 4,     /* FILE_MODIFY space name */
+	REDO_FILE_CHECKPOINT = 5, /* FILE_CHECKPOINT checkpoint_lsn */
+	REDO_INIT_PAGE0 = 6,      /* INIT_PAGE of page 0 of space (a tablespace is being created) */
+	REDO_TRIM_PAGES = 7,      /* TRIM_PAGES of an undo tablespace, page_no = new size */
+};
+
+/* One reported record. Strings are valid only during the callback. */
+typedef struct redo_file_rec {
+	int op;                  /* REDO_FILE_* / REDO_INIT_PAGE0 / REDO_TRIM_PAGES */
+	uint32_t space_id;       /* tablespace id */
+	uint32_t page_no;        /* TRIM_PAGES: new size in pages, else 0 */
+	const char *name;        /* file name as the server wrote it ("./db/t.ibd"), NULL if none */
+	const char *new_name;    /* RENAME: the new name, else NULL */
+	uint64_t lsn;            /* start LSN of the mtr holding the record */
+	uint64_t end_lsn;        /* end LSN of that mtr */
+	uint64_t checkpoint_lsn; /* FILE_CHECKPOINT: its payload */
+} redo_file_rec;
+
+typedef void (*redo_file_cb)(void *ctx, const redo_file_rec *rec);
+
+/* Parse the mtr that starts at buf[0] (LSN lsn; avail bytes available) of a
+ * log whose header says first_lsn and whose circular area holds capacity
+ * bytes (for the sequence bit). encrypted: the 8-byte nonce layout (records
+ * cannot be decoded then, only framed). On OK, unless encrypted, the records
+ * are walked and file records etc. reported to cb (may be NULL) in log order;
+ * a record that breaks the format rules gives REDO_MTR_CORRUPT (nothing is
+ * reported for that mtr). Returns an enum redo_mtr_status. */
+int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t first_lsn, uint64_t capacity,
+		   bool encrypted, redo_mtr *res, redo_file_cb cb, void *cb_ctx);
+
+/* Bytes after the records in an mtr: termination byte [+ nonce] + CRC. */
+static inline uint32_t redo_mtr_trailer_len(bool encrypted)
+{
+	return encrypted ? 13u : 5u;
+}
+
+/* ---- the backup copy */
+
+/* The 12 KiB header area of a backup log copy (spec 1.8), byte for byte what
+ * mariabackup writes: format 0x50687973, first_lsn = checkpoint_lsn, creator
+ * (e.g. REDO_BACKUP_CREATOR; truncated to 31 bytes), header CRC; checkpoint
+ * block 1 = (checkpoint_lsn, end_lsn) + CRC; block 2 zero. */
+void redo_build_backup_header(uint8_t out[12288], uint64_t checkpoint_lsn, uint64_t end_lsn, const char *creator);
+
+/* The same for any format: an encrypted log (REDO_FORMAT_ENC_11) keeps the
+ * source header's encryption info (bytes 48..75, crypt_info may be NULL). */
+void redo_build_backup_header_ex(uint8_t out[12288], uint64_t checkpoint_lsn, uint64_t end_lsn, const char *creator,
+				 uint32_t format, const uint8_t *crypt_info);
+
+#endif
