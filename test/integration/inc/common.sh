@@ -339,6 +339,28 @@ xb_run() {
     return $XB_RC
 }
 
+# xb_backup_bg NAME TARGET [extra options...] - like xb_backup but in the
+# background: sets XB_PID, XB_OUT, XB_ERR; collect it with xb_wait.
+xb_backup_bg() {
+    local name=$1 target=$2; shift 2
+    XB_RUN=$((XB_RUN + 1))
+    XB_OUT=$T/xb.$XB_RUN.out
+    XB_ERR=$T/xb.$XB_RUN.err
+    log "run in background: $(basename "$XB") --defaults-file=${SRV_CNF[$name]} --backup --target-dir=$target $*"
+    "$XB" --defaults-file="${SRV_CNF[$name]}" --backup --target-dir="$target" "$@" \
+        > "$XB_OUT" 2> "$XB_ERR" < /dev/null &
+    XB_PID=$!
+    bg_track "$XB_PID"
+}
+
+# xb_wait - wait for the xb_backup_bg run; sets and returns XB_RC.
+xb_wait() {
+    wait "$XB_PID"
+    XB_RC=$?
+    log "exit code $XB_RC, last line: $(last_line "$XB_ERR" 2>/dev/null)"
+    return $XB_RC
+}
+
 # prepare_backup DIR - $PREPARE_BIN --prepare on DIR (in place).
 prepare_backup() {
     local dir=$1 plog=$T/prepare.$RANDOM.log rc
@@ -435,12 +457,12 @@ xb_load() {
 # bg_track PID - kill PID (and wait for it) at exit if it is still running.
 bg_track() { BG_PIDS+=("$1"); }
 
-# wait_for SECONDS COMMAND... - poll COMMAND every 0.2s until it succeeds.
+# wait_for SECONDS COMMAND... - poll COMMAND every 0.1s until it succeeds.
 wait_for() {
     local secs=$1 i; shift
-    for ((i = 0; i < secs * 5; i++)); do
+    for ((i = 0; i < secs * 10; i++)); do
         "$@" && return 0
-        sleep 0.2
+        sleep 0.1
     done
     return 1
 }

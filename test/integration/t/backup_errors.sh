@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# backup_errors.sh - backups that must fail do fail: non-zero exit code, no final
+# "completed OK!", and a message naming what is wrong. Cases: target dir holding a
+# previous backup, target dir with a stray file (our tool only: mariabackup accepts
+# it), server stopped, socket that does not exist, wrong password, a user lacking
+# RELOAD and PROCESS, a target the OS user cannot create (the server and the tool
+# run as `nobody` for that, which needs root and setpriv; otherwise that one case
+# is reported as skipped and the others still decide the result). For our tool the
+# exit code must be the stable code from src/common/error.def; mariabackup exits 1.
+# Passwords live only in option files and must never appear in the tool's output.
+. "$(dirname "$0")/../inc/common.sh"
+
+# xb_code NAME - the exit code of XB_E_NAME from error.def.
+xb_code() {
+    sed -n "s/^XB_ERROR($1, *\([0-9][0-9]*\),.*/\1/p" "$TOP/src/common/error.def"
+}
+
+# expect_failure WHAT ERROR_NAME [ERE...] - the last xb run failed with error
+# ERROR_NAME (our tool: that exit code) and its stderr matches every ERE.
+expect_failure() {
+    local what=$1 code=$2 pat; shift 2
+    assert_failed "$XB_RC" "$XB_ERR" "$what"
+    if [[ $XB_KIND == xtrabackup ]]; then
+        local want; want=$(xb_code "$code")
+        [[ -n $want ]] || fail "$code is not in src/common/error.def"
+        assert_eq "$want" "$XB_RC" "$what: exit code (XB_E_$code)"
+    fi
+    for pat in "$@"; do
+        assert_contains "$XB_ERR" "$pat" "$what: message"
+    done
+    CASES_RUN=$((CASES_RUN + 1))
+    log "case ok: $what (exit code $XB_RC)"
+}
+
+# ERE-quote a path for assert_contains.
+re() { printf '%s' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'; }
+
+CASES_RUN=0
+CASES_SKIPPED=()
+AS_NOBODY=0
+if [[ $(id -u) -eq 0 ]] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 &&
+   setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups test -x "$XB"; then
+    AS_NOBODY=1
+    SERVER_USER=nobody
+fi
+server_start src
+unset SERVER_USER
+
+# 1. Target dir that already holds a backup.
+B=$T/backup
+xb_backup src "$B"
+assert_ok "$XB_RC" "$XB_ERR" "first backup"
+BEFORE=$(cd "$B" && find . -type f -exec md5sum {} + | LC_ALL=C sort -k2)
+xb_backup src "$B"
+expect_failure "target dir holding a backup" TARGET "$(re "$B")"
+assert_eq "$BEFORE" "$(cd "$B" && find . -type f -exec md5sum {} + | LC_ALL=C sort -k2)" \
+    "the previous backup in the target dir is left untouched"
+
+# 2. Target dir with one stray file: our tool refuses any non-empty dir.
+mkdir "$T/stray" && echo "keep me" > "$T/stray/notes.txt"
+xb_backup src "$T/stray"
+if [[ $XB_KIND == xtrabackup ]]; then
+    expect_failure "target dir with a stray file" TARGET "$(re "$T/stray")"
+    assert_eq "keep me" "$(cat "$T/stray/notes.txt")" "the stray file is left alone"
+else
+    log "mariabackup on a target with a stray file: exit code $XB_RC, last line: $(last_line "$XB_ERR")"
+fi
+
+# 3. A socket that does not exist (server up); the tool must name the socket.
+sed "s|^socket=.*|socket=$T/no-such.sock|; s|^port=.*|port=1|" "$src_CNF" > "$T/badsock.cnf"
+xb_run --defaults-file="$T/badsock.cnf" --backup --target-dir="$T/b-badsock"
+expect_failure "nonexistent socket" CONNECT "$(re "$T/no-such.sock")"
+[[ -e $T/b-badsock ]] && fail "a failed connection left a target dir behind: $T/b-badsock"
+
+# 4. Wrong password, from an option file.
+PW="Right-pw-$RANDOM$RANDOM"; BADPW="Wrong-pw-$RANDOM$RANDOM"
+sql src "CREATE USER bk@localhost IDENTIFIED BY '$PW'; GRANT SELECT ON *.* TO bk@localhost;
+         CREATE USER full@localhost IDENTIFIED BY '$PW';
+         GRANT RELOAD, PROCESS, LOCK TABLES, BINLOG MONITOR ON *.* TO full@localhost" \
+    || fail "creating users failed"
+usercnf() {  # usercnf USER PASSWORD FILE - client credentials plus the server's [mysqld]
+    { printf '[client]\nuser=%s\npassword=%s\nsocket=%s\n' "$1" "$2" "$(sock_of src)"
+      sed -n '/^\[mysqld\]/,$p' "$src_CNF"; } > "$3"
+    chmod 644 "$3"
+}
+usercnf full "$BADPW" "$T/wrongpw.cnf"
+xb_run --defaults-file="$T/wrongpw.cnf" --backup --target-dir="$T/b-wrongpw"
+expect_failure "wrong password" CONNECT 'Access denied'
+grep -qF -- "$BADPW" "$XB_ERR" "$XB_OUT" && fail "the password from the option file appears in the output"
+
+# 5. A user without RELOAD and PROCESS.
+usercnf bk "$PW" "$T/nopriv.cnf"
+xb_run --defaults-file="$T/nopriv.cnf" --backup --target-dir="$T/b-nopriv"
+expect_failure "user without RELOAD/PROCESS" PRIVILEGE 'RELOAD' 'PROCESS'
+grep -qF -- "$PW" "$XB_ERR" "$XB_OUT" && fail "the password from the option file appears in the output"
+
+# 6. Target the OS user cannot create: parent owned by that user, mode 500.
+if ((AS_NOBODY)); then
+    mkdir "$T/ro" && chown nobody "$T/ro" && chmod 500 "$T/ro"
+    usercnf full "$PW" "$T/full.cnf"
+    XB_REAL=$XB
+    # xb_run runs "$XB" as one word, so go through a tiny wrapper.
+    printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=%s --clear-groups %q "$@"\n' \
+        "$(id -g nobody)" "$XB_REAL" > "$T/as-nobody"
+    chmod 755 "$T/as-nobody"
+    XB=$T/as-nobody
+    xb_run --defaults-file="$T/full.cnf" --backup --target-dir="$T/ro/backup"
+    XB=$XB_REAL
+    expect_failure "target under a parent without write permission" TARGET "$(re "$T/ro/backup")"
+else
+    CASES_SKIPPED+=("unwritable target (needs root, setpriv and a nobody user that can run $XB)")
+fi
+
+# 7. Server down (clean shutdown): the tool must name the socket it tried.
+server_stop src
+xb_backup src "$T/b-down"
+expect_failure "server stopped" CONNECT "$(re "$(sock_of src)")"
+
+for s in "${CASES_SKIPPED[@]}"; do log "SKIPPED CASE (not counted as passed): $s"; done
+((CASES_RUN > 0)) || skip "no case could run"
+log "backup_errors: $CASES_RUN cases ok, ${#CASES_SKIPPED[@]} skipped"
