@@ -26,8 +26,10 @@
 #include "innodb/datafile.h"
 
 static char fixtures[PATH_MAX]; /* absolute path of test/fixtures/datafile */
-static char work[PATH_MAX + 64]; /* temporary directory; the datadir is work/data */
+static char work[1024];         /* temporary directory; the datadir is work/data */
 static int backup_no;           /* counter for fresh backup directories */
+
+#define BUF 1280 /* path buffers: work is at most 1023 bytes */
 
 static const char *const tables[] = {"t1", "t_crc32", "t_zip", "t_pc"};
 
@@ -89,7 +91,7 @@ static xb_sink *new_sink(char *dir, size_t dirlen)
 
 static void check_copy(const char *backup, const char *rel, const uint8_t *want, size_t len)
 {
-	char p[PATH_MAX + 64];
+	char p[2 * BUF];
 	snprintf(p, sizeof p, "%s/%s", backup, rel);
 	size_t got_len = 0;
 	uint8_t *got = load(p, &got_len);
@@ -101,7 +103,7 @@ static void check_copy(const char *backup, const char *rel, const uint8_t *want,
 
 static bool exists(const char *backup, const char *rel)
 {
-	char p[PATH_MAX + 64];
+	char p[2 * BUF];
 	snprintf(p, sizeof p, "%s/%s", backup, rel);
 	return access(p, F_OK) == 0;
 }
@@ -120,7 +122,7 @@ static size_t count_zero_pages(const uint8_t *b, size_t len, uint32_t ps)
 
 /* stderr capture, to check the log lines */
 static int saved_stderr = -1;
-static char capture_path[PATH_MAX + 128];
+static char capture_path[BUF];
 
 static void capture_begin(void)
 {
@@ -156,7 +158,7 @@ static void test_copy_identical(void)
 		for (size_t k = 0; k < 2; k++) {
 			size_t len;
 			uint8_t *want = fixture(tables[t], &len);
-			char src[64], rel[64], backup[PATH_MAX];
+			char src[64], rel[64], backup[BUF];
 			snprintf(src, sizeof src, "./db/%s.ibd", tables[t]);
 			snprintf(rel, sizeof rel, "db/%s.ibd", tables[t]);
 			store(src, want, len);
@@ -184,7 +186,7 @@ static void test_copy_identical(void)
 			CU_ASSERT_EQUAL(s->bytes_written, len);
 			check_copy(backup, rel, want, len);
 			/* mariabackup's log lines */
-			char line[PATH_MAX + 200];
+			char line[3 * BUF];
 			snprintf(line, sizeof line, " Copying %s to %s/%s\n", src, backup, rel);
 			CU_ASSERT_PTR_NOT_NULL(strstr(log, line));
 			if (!strstr(log, line))
@@ -219,7 +221,7 @@ static void test_corrupt_page(void)
 		uint32_t ps = psize_of(data);
 		uint32_t bad = 3;
 		data[(size_t)bad * ps + 200] ^= 0x01;
-		char src[64], rel[64], backup[PATH_MAX];
+		char src[64], rel[64], backup[BUF];
 		snprintf(src, sizeof src, "./db/%s.ibd", tables[t]);
 		snprintf(rel, sizeof rel, "db/%s.ibd", tables[t]);
 		store(src, data, len);
@@ -299,7 +301,7 @@ static void test_torn_page(void)
 			uint8_t *torn = malloc(len);
 			memcpy(torn, good, len);
 			tear(torn, pages[k], ps);
-			char src[64], rel[64], backup[PATH_MAX];
+			char src[64], rel[64], backup[BUF];
 			snprintf(src, sizeof src, "./db/%s.ibd", tables[t]);
 			snprintf(rel, sizeof rel, "db/%s.ibd", tables[t]);
 			store(src, torn, len);
@@ -348,7 +350,7 @@ static void test_growth_and_partial_page(void)
 	store("./db/grow.ibd", first, start_len);
 	/* the hook repairs page 2 and appends the rest (zero pages) */
 	torn_fix fx = {"./db/grow.ibd", fin, final_len, 2, ps, 0};
-	char backup[PATH_MAX];
+	char backup[BUF];
 	xb_sink *s = new_sink(backup, sizeof backup);
 	datafile_copy_opts o;
 	innodb_datafile_opts_init(&o);
@@ -410,7 +412,7 @@ static void test_deferred(void)
 			b[300] ^= 0xff;
 		}
 		store("./db/new.ibd", b, cases[i].len);
-		char backup[PATH_MAX];
+		char backup[BUF];
 		xb_sink *s = new_sink(backup, sizeof backup);
 		datafile_copy_opts o;
 		innodb_datafile_opts_init(&o);
@@ -456,7 +458,7 @@ static void test_system_space(void)
 		b[i] = (uint8_t)(i * 7 + 1);
 	store("./ibdata1", b, len);
 
-	char backup[PATH_MAX];
+	char backup[BUF];
 	xb_sink *s = new_sink(backup, sizeof backup);
 	datafile_copy_opts o;
 	innodb_datafile_opts_init(&o);
@@ -531,7 +533,7 @@ static void test_throttled_copy(void)
 	store("./db/big.ibd", b, len);
 	xb_throttle *thr;
 	CU_ASSERT_EQUAL_FATAL(xb_throttle_create(4, &thr, NULL), 0);
-	char backup[PATH_MAX];
+	char backup[BUF];
 	xb_sink *s = new_sink(backup, sizeof backup);
 	datafile_copy_opts o;
 	innodb_datafile_opts_init(&o);
@@ -559,7 +561,7 @@ static void test_throttled_copy(void)
 
 static void test_missing(void)
 {
-	char backup[PATH_MAX];
+	char backup[BUF];
 	xb_sink *s = new_sink(backup, sizeof backup);
 	datafile_copy_stats st;
 	xb_error err = {0};
@@ -572,7 +574,7 @@ static void test_missing(void)
 
 static void rm_rf(const char *path)
 {
-	char cmd[PATH_MAX + 128];
+	char cmd[BUF];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", path);
@@ -613,10 +615,10 @@ int main(int argc, char **argv)
 	char base[PATH_MAX];
 	if (!realpath(dirname(self), base))
 		return 1;
-	snprintf(work, sizeof work, "%s/datafile_test.XXXXXX", base);
+	snprintf(work, sizeof work, "%.900s/datafile_test.XXXXXX", base);
 	if (!mkdtemp(work))
 		return 1;
-	char data[PATH_MAX + 128];
+	char data[BUF];
 	snprintf(data, sizeof data, "%s/data", work);
 	mkdir(data, 0755);
 	if (chdir(data) != 0 || mkdir("db", 0755) != 0)
