@@ -6,15 +6,17 @@
 # Builds build/xb_load when needed, then runs each scenario in its own process
 # group under a time limit (TEST_TIMEOUT seconds, default 300; on expiry the whole
 # group, servers included, gets SIGTERM and then SIGKILL). A scenario's output goes
-# to build/test-results/<name>.log, whose tail is printed when it fails. Prints one
-# line per scenario (PASS/FAIL/SKIP and seconds) and finally exactly one line
-# "integration: N passed, N failed, N skipped"; exits 1 if any failed. Exit code 77
-# is a skip, never a pass. XB selects the tool under test (XB=mariabackup runs the
-# scenarios against the installed oracle).
+# to build/test-results/<name>.log (TEST_RESULTS overrides the directory), whose
+# tail is printed when it fails; the tool's and the servers' logs of a failed
+# scenario are kept in <name>.files/. Prints one line per scenario (PASS/FAIL/SKIP
+# and seconds) and finally exactly one line "integration: N passed, N failed,
+# N skipped"; exits 1 if any failed. Exit code 77 is a skip, never a pass. XB
+# selects the tool under test (XB=mariabackup runs the scenarios against the
+# installed oracle).
 set -u -o pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-RESULTS=$TOP/build/test-results
+RESULTS=${TEST_RESULTS:-$TOP/build/test-results}
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
 mkdir -p "$RESULTS"
 
@@ -53,7 +55,9 @@ for t in "${tests[@]}"; do
     start=$(date +%s)
     # timeout makes itself a process group leader and signals the whole group on
     # expiry, so mariadbd servers started by the scenario go too.
-    timeout --kill-after=20 "$TEST_TIMEOUT" bash "$t" > "$logf" 2>&1 < /dev/null
+    rm -rf "$RESULTS/$name.files"
+    TEST_ARTIFACTS=$RESULTS/$name.files \
+        timeout --kill-after=20 "$TEST_TIMEOUT" bash "$t" > "$logf" 2>&1 < /dev/null
     rc=$?
     secs=$(( $(date +%s) - start ))
     case $rc in

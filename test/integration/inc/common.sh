@@ -50,8 +50,19 @@ SERVER_ID_NEXT=1
 # ---------------------------------------------------------------- logging, assertions
 
 log()  { printf '# %s %s\n' "$(date +%H:%M:%S)" "$*"; }
-fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
-skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
+
+# fail MSG / skip MSG - end the test (exit 1 / 77). Called inside $(...) they also
+# end the main shell: the subshell signals it, and the TERM trap exits.
+fail() {
+    printf 'FAIL: %s\n' "$*" >&2
+    [[ $BASHPID != "$$" ]] && kill -TERM "$$"
+    exit 1
+}
+skip() {
+    printf 'SKIP: %s\n' "$*" >&2
+    [[ $BASHPID != "$$" ]] && { : > "$T/.skip"; kill -TERM "$$"; }
+    exit 77
+}
 
 # assert_eq EXPECTED ACTUAL MSG - multi-line values are shown as a unified diff.
 assert_eq() {
@@ -298,13 +309,13 @@ sql() {
 # schemas, sorted.
 checksum_all() {
     local name=$1 list
-    list=$(sql "$name" "SELECT GROUP_CONCAT(CONCAT('\`', REPLACE(table_schema, '\`', '\`\`'), '\`.\`',
+    list=$(sql "$name" "SET SESSION group_concat_max_len = 1048576; SELECT GROUP_CONCAT(CONCAT('\`', REPLACE(table_schema, '\`', '\`\`'), '\`.\`',
                 REPLACE(table_name, '\`', '\`\`'), '\`') ORDER BY table_schema, table_name SEPARATOR ', ')
             FROM information_schema.tables WHERE table_type = 'BASE TABLE'
             AND table_schema NOT IN ('mysql', 'sys', 'information_schema', 'performance_schema')") \
         || fail "checksum_all $name: listing tables failed"
     [[ -z $list || $list == NULL ]] && return 0
-    sql "$name" "SET SESSION group_concat_max_len = 1048576; CHECKSUM TABLE $list EXTENDED" \
+    sql "$name" "CHECKSUM TABLE $list EXTENDED" \
         | awk -F'\t' '{ print $1 " " $2 }' | LC_ALL=C sort
 }
 
@@ -490,6 +501,14 @@ _cleanup() {
         pid=${SRV_PID[$name]:-}
         [[ -n $pid ]] && { kill -9 "$pid" 2>/dev/null; _wait_gone "$pid" 30; }
     done
+    if [[ $rc -ne 0 && $rc -ne 77 && -n ${TEST_ARTIFACTS:-} ]]; then
+        # Keep the small logs (tool output, prepare, server error logs) for a post-mortem.
+        mkdir -p "$TEST_ARTIFACTS"
+        (cd "$T" && find . -maxdepth 2 -type f \( -name '*.err' -o -name '*.out' -o -name '*.log' \
+            -o -name '*.cnf' -o -name 'xtrabackup_*' \) -size -2M -print0 \
+            | xargs -0 -r cp --parents -t "$TEST_ARTIFACTS") 2>/dev/null
+        echo "# logs of the failed test kept in $TEST_ARTIFACTS" >&2
+    fi
     if [[ ${KEEP:-0} == 1 ]]; then
         echo "# KEEP=1: test files kept in $T" >&2
     else
@@ -499,7 +518,7 @@ _cleanup() {
     exit "$rc"
 }
 trap _cleanup EXIT
-trap 'exit 1' INT TERM
+trap 'if [[ -e $T/.skip ]]; then exit 77; else exit 1; fi' INT TERM
 
 # Preconditions every test shares.
 [[ -x $XB ]] || fail "tool under test not found or not executable: $XB (build it with make, or run with XB=mariabackup)"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # backup_ddl.sh - DDL while the backup copies data files. The backup runs with
-# --throttle over a ~40 MB table so its copy phase lasts a while; as soon as the
-# first user tablespace appears in the target dir (the copy phase has begun, so the
-# backup's start LSN is fixed) the tool is frozen with SIGSTOP, a batch of DDL on
-# InnoDB, MyISAM and Aria tables runs to completion (CREATE, DROP, RENAME, a RENAME
-# swap, TRUNCATE, ALTER with ALGORITHM=COPY/INPLACE/INSTANT, engine changes, DROP
-# and CREATE DATABASE), and the tool is resumed. The DDL runs with a short
-# lock_wait_timeout so that, had the backup already been in its lock phase, the
-# test fails clearly instead of measuring nothing. After restore the table set
+# --throttle over a ~40 MB table so its copy phase lasts a while. As soon as the
+# first file appears in a database directory of the target (the copy phase has
+# begun, so the backup's start LSN is fixed) the tool is frozen with SIGSTOP, a
+# batch of DDL on InnoDB, MyISAM and Aria tables runs to completion (CREATE, DROP,
+# RENAME, a RENAME swap, TRUNCATE, ALTER with ALGORITHM=COPY/INPLACE/INSTANT,
+# engine changes, DROP and CREATE DATABASE), and the tool is resumed. The DDL runs
+# with a short lock_wait_timeout so that, had the backup already held its DDL lock,
+# the test fails clearly instead of measuring nothing. After restore the table set
 # (with engines) and every checksum equal the source's at the end of the backup.
 . "$(dirname "$0")/../inc/common.sh"
 
@@ -89,8 +89,9 @@ UPDATE ddl.unchanged SET a = 'touched' WHERE id < 100;
 
 B=$T/backup
 xb_backup_bg src "$B" --throttle=20
-# The copy phase has begun once any tablespace file is in the target dir.
-copying() { compgen -G "$B/*/*.ibd" > /dev/null || compgen -G "$B/*/*.new" > /dev/null; }
+# The copy phase has begun once any file is in a database directory of the target
+# (a hot backup starts following the redo log before it copies any data file).
+copying() { [[ -n $(find "$B" -mindepth 2 -maxdepth 2 -type f -print -quit 2>/dev/null) ]]; }
 if ! wait_for 60 copying; then
     kill -0 "$XB_PID" 2>/dev/null || { xb_wait; tail -n 20 "$XB_ERR" >&2; fail "backup ended before copying any tablespace"; }
     fail "backup copied no tablespace within 60s"
