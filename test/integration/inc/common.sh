@@ -208,15 +208,22 @@ server_start() {
     local name=$1; shift
     local datadir=$T/$name/data
     [[ -e $datadir ]] && fail "server_start $name: $datadir already exists"
-    mkdir -p "$T/$name"
-    local u; u=$(_srv_user)
-    [[ $u != "$(id -un)" ]] && chown "$u" "$T/$name"
-    if ! mariadb-install-db --no-defaults --datadir="$datadir" --user="$u" \
+    mkdir -p "$T/$name/tmp"
+    local u attempt; u=$(_srv_user)
+    [[ $u != "$(id -un)" ]] && chown -R "$u" "$T/$name"
+    # A private TMPDIR: the bootstrap server's temporary tables must not meet
+    # those of tests running in parallel in /tmp.
+    for attempt in 1 2; do
+        TMPDIR=$T/$name/tmp mariadb-install-db --no-defaults --datadir="$datadir" --user="$u" \
             --auth-root-authentication-method=normal --skip-test-db \
-            > "$T/$name/install.log" 2>&1; then
-        cat "$T/$name/install.log" >&2
-        fail "mariadb-install-db for $name failed"
-    fi
+            > "$T/$name/install.log" 2>&1 && break
+        if [[ $attempt -eq 2 ]]; then
+            cat "$T/$name/install.log" >&2
+            fail "mariadb-install-db for $name failed"
+        fi
+        log "mariadb-install-db for $name failed, retrying once"
+        rm -rf "$datadir"
+    done
     server_start_on "$name" "$datadir" "$@"
 }
 
@@ -463,6 +470,14 @@ build_xb_load() {
 xb_load() {
     local name=$1; shift
     "$XB_LOAD" --defaults-file="${SRV_CNF[$name]}" "$@"
+}
+
+# signal_tree SIGNAL PID - send SIGNAL to PID and all its descendants (so a wrapper
+# script around the tool under test is frozen or resumed along with the tool).
+signal_tree() {
+    local sig=$1 pid=$2 child
+    for child in $(pgrep -P "$pid" 2>/dev/null); do signal_tree "$sig" "$child"; done
+    kill "-$sig" "$pid" 2>/dev/null
 }
 
 # bg_track PID - kill PID (and wait for it) at exit if it is still running.

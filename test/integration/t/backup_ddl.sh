@@ -96,11 +96,11 @@ if ! wait_for 60 copying; then
     kill -0 "$XB_PID" 2>/dev/null || { xb_wait; tail -n 20 "$XB_ERR" >&2; fail "backup ended before copying any tablespace"; }
     fail "backup copied no tablespace within 60s"
 fi
-kill -STOP "$XB_PID" || fail "cannot stop the backup process"
+signal_tree STOP "$XB_PID" || fail "cannot stop the backup process"
 log "backup frozen at $(find "$B" -type f | wc -l) files; running DDL"
 T0=$(date +%s)
 sql src "$DDL" > "$T/ddl.out" 2>&1; DRC=$?
-kill -CONT "$XB_PID"
+signal_tree CONT "$XB_PID"
 log "DDL finished in $(( $(date +%s) - T0 ))s with exit code $DRC"
 if [[ $DRC -ne 0 ]]; then
     cat "$T/ddl.out" >&2
