@@ -1,0 +1,653 @@
+/*
+ * redo_follower.c - the redo log follower thread (see redo_follower.h).
+ *
+ * State: `scan_lsn` (== copied_lsn) is where the next mtr starts; only the
+ * follower thread moves it (and redo_follower_stop after joining it). A
+ * round (follow_round) is: notice a replaced log file; re-read the checkpoint
+ * blocks and check for overwrite (an overwritten position looks like the end
+ * of the log); scan; warn about headroom; log progress. The scan repeats the
+ * overwrite check after reading each chunk, against that chunk's start: the
+ * checkpoint's end LSN is a lower bound of the server's write position, so if
+ * it is less than a capacity past the chunk, the chunk was intact when read
+ * (a stale mtr from two passes ago would carry a valid CRC and the right
+ * sequence bit; only this bookkeeping catches it).
+ *
+ * The log is read with O_DIRECT when the file system allows it: the server
+ * writes its log with O_DIRECT (innodb_log_file_buffering=OFF, the default),
+ * and on Linux a buffered read racing with a direct write can leave a stale
+ * page in the page cache, which a buffered reader would then keep seeing
+ * (the kernel only warns "Page cache invalidation failure on direct I/O").
+ * Reads are therefore whole 4 KiB blocks into aligned buffers,
+ * from the 4 KiB-aligned offset at or below scan_lsn (4 KiB is a multiple of
+ * every log block size the server uses, 512..4096), starting with 64 KiB and
+ * doubling while whole chunks parse, up to CHUNK_MAX. The
+ * mtrs found are copied into an output buffer with their termination byte
+ * set to 0x01 (the copy is linear: one pass) and handed to the sink chunk by
+ * chunk, then copied_lsn is published and waiters are woken. A scan stops at
+ * the end of the log: a 0x00/0x01 byte where an mtr would start (the server
+ * always writes one after its last mtr), or, after a few 1 ms re-reads, an
+ * mtr that does not validate (a block the server is writing at that moment,
+ * or stale data of the previous pass).
+ */
+#include "redo_follower.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "redo.h"
+
+#define ALIGN 4096u
+#define CHUNK_MIN (64u * 1024)
+#define CHUNK_MAX (4u * 1024 * 1024) /* > REDO_MTR_SIZE_MAX + ALIGN */
+#define REREAD_TRIES 3               /* re-reads of a not-yet-valid block per round */
+#define SCAN_ROUND_MAX (64u * 1024 * 1024) /* bytes per round before re-checking the server */
+#define SCANNED_LOG_INTERVAL 5       /* seconds between ">> log scanned up to" lines */
+#define HEADROOM_WARN 0.2
+#define STOP_ROUNDS 16               /* rounds of the last read in redo_follower_stop */
+
+struct redo_follower {
+	/* configuration */
+	char *log_path;   /* the server's ib_logfile0 */
+	xb_sink *sink;    /* where the copy goes */
+	xb_sink_file *out; /* the copy, NULL once closed */
+	unsigned poll_ms; /* poll interval */
+	void (*on_file_op)(void *, int, uint32_t, const char *, const char *, uint64_t); /* DDL callback */
+	void *ctx;        /* its context */
+
+	/* the log file; touched by the follower thread only (or by stop after the join) */
+	int fd;              /* open descriptor of the log */
+	bool direct;         /* fd has O_DIRECT */
+	dev_t dev;           /* identity of the file behind fd, to notice a replaced log */
+	ino_t ino;           /* same */
+	uint64_t first_lsn;  /* header first_lsn */
+	uint64_t file_size;  /* bytes of the file */
+	bool encrypted;      /* nonce layout */
+	uint64_t scan_lsn;   /* next mtr starts here (== copied_lsn) */
+	uint8_t *buf;        /* read buffer, CHUNK_MAX + ALIGN bytes */
+	uint8_t *obuf;       /* output staging, same size */
+	size_t olen;         /* bytes staged in obuf */
+	bool warned_headroom; /* the 20% warning was given */
+	time_t last_log;     /* when ">> log scanned up to" was last printed */
+	uint64_t last_logged_lsn; /* and the LSN it printed */
+
+	/* shared with other threads */
+	uint64_t checkpoint_lsn;       /* start of the copy (constant after start) */
+	uint64_t checkpoint_end_lsn;   /* its end_lsn (constant after start) */
+	_Atomic uint64_t copied_lsn;   /* end of the last mtr handed to the sink */
+	_Atomic uint64_t server_lsn;   /* noted by the main thread */
+	_Atomic uint64_t cp_end_lsn;   /* largest checkpoint end_lsn seen in the log */
+	_Atomic uint64_t capacity;     /* bytes of the circular area */
+
+	pthread_t thread;        /* the follower thread */
+	bool thread_running;     /* thread was created and not yet joined */
+	pthread_mutex_t mu;      /* protects the fields below */
+	pthread_cond_t wake;     /* wakes the thread (stop, kick) */
+	pthread_cond_t progress; /* signalled when copied_lsn moves or the thread fails/ends */
+	bool stop_req;           /* stop asked */
+	bool kick;               /* poll now */
+	bool thread_done;        /* the thread has left its loop */
+	int failed;              /* XB_E_* once the follower has failed */
+	xb_error error;          /* its error */
+};
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* ---- file access */
+
+/* Drop O_DIRECT from fd (a file system that refuses aligned direct reads). */
+static bool drop_direct(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && (fl & O_DIRECT) && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0;
+}
+
+static int read_full(int fd, uint8_t *dst, size_t n, uint64_t off, const char *path, xb_error *err)
+{
+	while (n) {
+		ssize_t r = pread(fd, dst, n, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR || (errno == EINVAL && drop_direct(fd)))
+				continue;
+			return xb_err_set(err, XB_E_IO_READ, "cannot read %s at offset %llu: %s", path,
+					  (unsigned long long)off, strerror(errno));
+		}
+		if (r == 0)
+			return xb_err_set(err, XB_E_IO_READ, "cannot read %s at offset %llu: unexpected end of file",
+					  path, (unsigned long long)off);
+		dst += r;
+		off += (uint64_t)r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Read n bytes of log starting at LSN lsn, unwrapping the circle. */
+static int read_lsn_range(redo_follower *rf, uint64_t lsn, uint8_t *dst, size_t n, xb_error *err)
+{
+	uint64_t cap = atomic_load(&rf->capacity);
+	while (n) {
+		uint64_t off = redo_lsn_to_offset(lsn, rf->first_lsn, cap); /* aligned: see scan() */
+		size_t k = n;
+		if (k > rf->file_size - off)
+			k = (size_t)(rf->file_size - off);
+		int rc = read_full(rf->fd, dst, k, off, rf->log_path, err);
+		if (rc)
+			return rc;
+		dst += k;
+		lsn += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Open path (O_DIRECT when possible) and parse its header area. */
+static int open_log(const char *path, int *fd_out, bool *direct, struct stat *st, redo_log_info *li, xb_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	if (fd < 0 && errno == EINVAL)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_IO_READ, "cannot open redo log %s: %s",
+				  path, strerror(errno));
+	uint8_t area[REDO_HEADER_SIZE] __attribute__((aligned(ALIGN)));
+	int rc = 0;
+	if (fstat(fd, st) != 0)
+		rc = xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", path, strerror(errno));
+	else if ((uint64_t)st->st_size <= REDO_HEADER_SIZE)
+		rc = xb_err_set(err, XB_E_REDO_FORMAT, "%s: redo log is too small (%llu bytes)", path,
+				(unsigned long long)st->st_size);
+	else if ((uint64_t)st->st_size % ALIGN)
+		drop_direct(fd); /* not a log the server wrote in blocks: no aligned reads possible */
+	if (!rc && !(rc = read_full(fd, area, sizeof area, 0, path, err)))
+		rc = redo_log_parse(area, sizeof area, (uint64_t)st->st_size, path, li, err);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	*direct = fl >= 0 && (fl & O_DIRECT);
+	*fd_out = fd;
+	return 0;
+}
+
+/* Re-read the checkpoint blocks; remember the largest end_lsn. Failures are ignored (next round). */
+static void refresh_checkpoint(redo_follower *rf)
+{
+	uint8_t area[REDO_HEADER_SIZE] __attribute__((aligned(ALIGN)));
+	if (read_full(rf->fd, area + REDO_CHECKPOINT_1, 2 * 4096, REDO_CHECKPOINT_1, rf->log_path, NULL))
+		return;
+	redo_checkpoint cp;
+	if (redo_checkpoint_pick(area, rf->first_lsn, rf->log_path, &cp, NULL) == 0 &&
+	    cp.end_lsn > atomic_load(&rf->cp_end_lsn))
+		atomic_store(&rf->cp_end_lsn, cp.end_lsn);
+}
+
+/* ---- checks */
+
+static uint64_t server_position(const redo_follower *rf)
+{
+	return max_u64(atomic_load(&rf->server_lsn), atomic_load(&rf->cp_end_lsn));
+}
+
+/* Fail when the server is a whole capacity ahead of `lsn` (unread log overwritten). */
+static int check_overwrite(redo_follower *rf, uint64_t lsn, xb_error *err)
+{
+	uint64_t server = server_position(rf), cap = atomic_load(&rf->capacity);
+	if (server <= lsn || server - lsn < cap)
+		return 0;
+	xb_err_set(err, XB_E_REDO_OVERWRITTEN,
+		   "redo log was overwritten before it was copied: copied up to LSN %llu, server at LSN %llu",
+		   (unsigned long long)lsn, (unsigned long long)server);
+	return xb_err_hint(err, "increase innodb_log_file_size (now %llu bytes) or reduce the write load/--throttle",
+			   (unsigned long long)rf->file_size);
+}
+
+static double headroom_of(uint64_t server, uint64_t copied, uint64_t cap)
+{
+	if (server <= copied || cap == 0)
+		return 1.0;
+	uint64_t lag = server - copied;
+	return lag >= cap ? 0.0 : 1.0 - (double)lag / (double)cap;
+}
+
+/* ---- scanning */
+
+static void file_rec_cb(void *ctx, const redo_file_rec *r)
+{
+	redo_follower *rf = ctx;
+	if (r->op == REDO_FILE_CHECKPOINT || !rf->on_file_op)
+		return;
+	rf->on_file_op(rf->ctx, r->op, r->space_id, r->name, r->new_name, r->end_lsn);
+}
+
+/* Hand the staged mtrs to the sink and publish the new copied LSN. */
+static int flush_out(redo_follower *rf, uint64_t lsn, xb_error *err)
+{
+	if (rf->olen) {
+		int rc = xb_sink_write(rf->out, rf->obuf, rf->olen, err);
+		if (rc)
+			return rc;
+		rf->olen = 0;
+	}
+	if (lsn != atomic_load(&rf->copied_lsn)) {
+		pthread_mutex_lock(&rf->mu);
+		atomic_store(&rf->copied_lsn, lsn);
+		pthread_cond_broadcast(&rf->progress);
+		pthread_mutex_unlock(&rf->mu);
+	}
+	return 0;
+}
+
+/* Copy mtrs from scan_lsn until the end of the log (or SCAN_ROUND_MAX bytes);
+ * *caught_up tells whether the end was reached. */
+static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
+{
+	size_t want = CHUNK_MIN;
+	int rereads = 0;
+	uint64_t start = rf->scan_lsn;
+	*caught_up = false;
+	while (rf->scan_lsn - start < SCAN_ROUND_MAX) {
+		uint64_t cap = atomic_load(&rf->capacity);
+		uint64_t lsn = rf->scan_lsn;
+		uint64_t off = redo_lsn_to_offset(lsn, rf->first_lsn, cap);
+		size_t skip = (size_t)(off % ALIGN);
+		uint64_t read_lsn = lsn - skip;
+		size_t n = (want + skip + ALIGN - 1) / ALIGN * ALIGN;
+		if (n > cap)
+			n = (size_t)cap;
+		int rc = read_lsn_range(rf, read_lsn, rf->buf, n, err);
+		if (rc)
+			return rc;
+		/* the chunk must have been read before the server wrote a whole log past it */
+		refresh_checkpoint(rf);
+		if ((rc = check_overwrite(rf, lsn, err)))
+			return rc;
+		size_t pos = skip;
+		redo_mtr m;
+		int st;
+		for (;;) {
+			st = redo_parse_mtr(rf->buf + pos, n - pos, lsn, rf->first_lsn, cap, rf->encrypted, &m,
+					    file_rec_cb, rf);
+			if (st != REDO_MTR_OK)
+				break;
+			memcpy(rf->obuf + rf->olen, rf->buf + pos, m.len);
+			rf->obuf[rf->olen + m.records_len] = 0x01;
+			rf->olen += m.len;
+			pos += m.len;
+			lsn = m.end_lsn;
+		}
+		bool progress = lsn != rf->scan_lsn;
+		rf->scan_lsn = lsn;
+		if ((rc = flush_out(rf, lsn, err)))
+			return rc;
+		if (st == REDO_MTR_CORRUPT)
+			return xb_err_set(err, XB_E_REDO_CORRUPT, "%s: corrupt mini-transaction at LSN %llu: %s",
+					  rf->log_path, (unsigned long long)lsn, m.why);
+		if (st == REDO_MTR_NEED_MORE) {
+			if (!progress && n >= cap)
+				return xb_err_set(err, XB_E_REDO_CORRUPT,
+						  "%s: mini-transaction at LSN %llu does not fit in the log", rf->log_path,
+						  (unsigned long long)lsn);
+			want = want * 2 > CHUNK_MAX ? CHUNK_MAX : want * 2;
+			rereads = 0;
+			continue;
+		}
+		/* REDO_MTR_END */
+		if (progress)
+			rereads = 0;
+		if (m.end_reason == REDO_END_MARKER || rereads >= REREAD_TRIES) {
+			*caught_up = true;
+			return 0;
+		}
+		rereads++; /* the block may be being written right now */
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* Follow ib_logfile0 being replaced by an online resize: drain the old file, reopen. */
+static int check_replaced(redo_follower *rf, xb_error *err)
+{
+	struct stat st;
+	if (stat(rf->log_path, &st) != 0 || (st.st_ino == rf->ino && st.st_dev == rf->dev))
+		return 0;
+	bool caught_up = false;
+	int rc;
+	while (!caught_up)
+		if ((rc = scan(rf, &caught_up, err)))
+			return rc;
+	int fd;
+	redo_log_info li;
+	xb_error e2;
+	bool direct;
+	if (open_log(rf->log_path, &fd, &direct, &st, &li, &e2))
+		return 0; /* not readable yet: next round */
+	if ((li.hdr.encrypted != rf->encrypted)) {
+		close(fd);
+		return xb_err_set(err, XB_E_REDO_FORMAT, "%s: redo log was replaced by one with a different encryption",
+				  rf->log_path);
+	}
+	if (rf->scan_lsn < li.hdr.first_lsn) {
+		close(fd);
+		return xb_err_set(err, XB_E_REDO_OVERWRITTEN,
+				  "redo log was resized before it was copied: copied up to LSN %llu, the new log starts at "
+				  "LSN %llu",
+				  (unsigned long long)rf->scan_lsn, (unsigned long long)li.hdr.first_lsn);
+	}
+	close(rf->fd);
+	rf->fd = fd;
+	rf->direct = direct;
+	rf->dev = st.st_dev;
+	rf->ino = st.st_ino;
+	rf->first_lsn = li.hdr.first_lsn;
+	rf->file_size = li.file_size;
+	atomic_store(&rf->capacity, li.capacity);
+	atomic_store(&rf->cp_end_lsn, max_u64(atomic_load(&rf->cp_end_lsn), li.cp.end_lsn));
+	xb_info("Redo log %s was replaced (online resize to %llu bytes, starting at LSN %llu); continuing at LSN %llu",
+		rf->log_path, (unsigned long long)li.file_size, (unsigned long long)li.hdr.first_lsn,
+		(unsigned long long)rf->scan_lsn);
+	return 0;
+}
+
+/* One poll round. */
+static int follow_round(redo_follower *rf, bool *caught_up, xb_error *err)
+{
+	int rc;
+	if ((rc = check_replaced(rf, err)))
+		return rc;
+	/* an overwritten position looks like the end of the log: check before believing it */
+	refresh_checkpoint(rf);
+	if ((rc = check_overwrite(rf, rf->scan_lsn, err)))
+		return rc;
+	if ((rc = scan(rf, caught_up, err)))
+		return rc;
+
+	uint64_t copied = rf->scan_lsn, cap = atomic_load(&rf->capacity);
+	double h = headroom_of(server_position(rf), copied, cap);
+	if (h < HEADROOM_WARN && !rf->warned_headroom) {
+		rf->warned_headroom = true;
+		xb_warn("redo log headroom is %.0f%%: the server is %llu bytes ahead of the copy in a %llu-byte log; "
+			"the backup fails if it gets a whole log ahead (increase innodb_log_file_size or --throttle)",
+			100.0 * h, (unsigned long long)(server_position(rf) - copied), (unsigned long long)cap);
+	}
+	time_t now = time(NULL);
+	if (copied != rf->last_logged_lsn && now - rf->last_log >= SCANNED_LOG_INTERVAL) {
+		xb_info(">> log scanned up to (%llu)", (unsigned long long)copied);
+		rf->last_log = now;
+		rf->last_logged_lsn = copied;
+	}
+	return 0;
+}
+
+static void add_ms(struct timespec *ts, unsigned ms)
+{
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void *follower_main(void *arg)
+{
+	redo_follower *rf = arg;
+	pthread_mutex_lock(&rf->mu);
+	while (!rf->stop_req) {
+		pthread_mutex_unlock(&rf->mu);
+		xb_error e;
+		xb_err_clear(&e);
+		bool caught_up = false;
+		int rc = follow_round(rf, &caught_up, &e);
+		pthread_mutex_lock(&rf->mu);
+		if (rc) {
+			rf->failed = rc;
+			rf->error = e;
+			break;
+		}
+		if (caught_up && !rf->kick && !rf->stop_req) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			add_ms(&ts, rf->poll_ms);
+			pthread_cond_timedwait(&rf->wake, &rf->mu, &ts);
+		}
+		rf->kick = false;
+	}
+	rf->thread_done = true;
+	pthread_cond_broadcast(&rf->progress);
+	pthread_mutex_unlock(&rf->mu);
+	return NULL;
+}
+
+/* ---- API */
+
+static int init_sync(redo_follower *rf)
+{
+	pthread_condattr_t ca;
+	if (pthread_condattr_init(&ca) != 0)
+		return -1;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	int rc = pthread_mutex_init(&rf->mu, NULL) || pthread_cond_init(&rf->wake, &ca) ||
+		 pthread_cond_init(&rf->progress, &ca);
+	pthread_condattr_destroy(&ca);
+	return rc ? -1 : 0;
+}
+
+int redo_follower_start(const redo_follower_cfg *cfg, redo_follower **out, xb_error *err)
+{
+	*out = NULL;
+	redo_follower *rf = calloc(1, sizeof *rf);
+	if (!rf || init_sync(rf) != 0) {
+		free(rf);
+		return xb_err_set(err, XB_E_INTERNAL, "cannot set up the redo follower");
+	}
+	rf->fd = -1;
+	rf->sink = cfg->sink;
+	rf->poll_ms = cfg->poll_interval_ms ? cfg->poll_interval_ms : 50;
+	rf->on_file_op = cfg->on_file_op;
+	rf->ctx = cfg->ctx;
+	rf->log_path = strdup(cfg->log_path);
+	void *b1 = NULL, *b2 = NULL;
+	if (posix_memalign(&b1, ALIGN, CHUNK_MAX + ALIGN) == 0)
+		rf->buf = b1;
+	if (posix_memalign(&b2, ALIGN, CHUNK_MAX + ALIGN) == 0)
+		rf->obuf = b2;
+	if (!rf->log_path || !rf->buf || !rf->obuf) {
+		redo_follower_free(rf);
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory for the redo follower");
+	}
+	struct stat st;
+	redo_log_info li;
+	int rc = open_log(rf->log_path, &rf->fd, &rf->direct, &st, &li, err);
+	if (rc) {
+		redo_follower_free(rf);
+		return rc;
+	}
+	rf->dev = st.st_dev;
+	rf->ino = st.st_ino;
+	rf->first_lsn = li.hdr.first_lsn;
+	rf->file_size = li.file_size;
+	rf->encrypted = li.hdr.encrypted;
+	atomic_store(&rf->capacity, li.capacity);
+	rf->checkpoint_lsn = li.cp.checkpoint_lsn;
+	rf->checkpoint_end_lsn = li.cp.end_lsn;
+	rf->scan_lsn = li.cp.checkpoint_lsn;
+	atomic_store(&rf->copied_lsn, li.cp.checkpoint_lsn);
+	atomic_store(&rf->cp_end_lsn, li.cp.end_lsn);
+
+	uint8_t hdr[REDO_HEADER_SIZE];
+	redo_build_backup_header_ex(hdr, li.cp.checkpoint_lsn, li.cp.end_lsn,
+				    cfg->creator ? cfg->creator : REDO_BACKUP_CREATOR, li.hdr.format,
+				    li.hdr.encrypted ? li.hdr.crypt_info : NULL);
+	if (!(rf->out = xb_sink_open(rf->sink, "ib_logfile0", err)) ||
+	    (rc = xb_sink_write(rf->out, hdr, sizeof hdr, err))) {
+		rc = err && err->code ? err->code : XB_E_IO_WRITE;
+		redo_follower_free(rf);
+		return rc;
+	}
+	xb_info("Redo log (from LSN %llu) is copied from %s (%s, %llu-byte log, checkpoint end LSN %llu%s)",
+		(unsigned long long)li.cp.checkpoint_lsn, rf->log_path,
+		li.hdr.encrypted ? "encrypted" : "not encrypted", (unsigned long long)li.file_size,
+		(unsigned long long)li.cp.end_lsn, rf->direct ? ", O_DIRECT" : "");
+
+	bool caught_up;
+	if ((rc = follow_round(rf, &caught_up, err))) {
+		redo_follower_free(rf);
+		return rc;
+	}
+	if (pthread_create(&rf->thread, NULL, follower_main, rf) != 0) {
+		redo_follower_free(rf);
+		return xb_err_set(err, XB_E_INTERNAL, "cannot start the redo follower thread");
+	}
+	rf->thread_running = true;
+	*out = rf;
+	return 0;
+}
+
+uint64_t redo_follower_checkpoint_lsn(const redo_follower *rf)
+{
+	return rf->checkpoint_lsn;
+}
+
+uint64_t redo_follower_copied_lsn(const redo_follower *rf)
+{
+	return atomic_load(&((redo_follower *)rf)->copied_lsn);
+}
+
+void redo_follower_note_server_lsn(redo_follower *rf, uint64_t lsn)
+{
+	uint64_t cur = atomic_load(&rf->server_lsn);
+	while (lsn > cur && !atomic_compare_exchange_weak(&rf->server_lsn, &cur, lsn))
+		;
+}
+
+double redo_follower_headroom(const redo_follower *rf)
+{
+	redo_follower *m = (redo_follower *)rf;
+	return headroom_of(server_position(m), atomic_load(&m->copied_lsn), atomic_load(&m->capacity));
+}
+
+int redo_follower_check(redo_follower *rf, xb_error *err)
+{
+	pthread_mutex_lock(&rf->mu);
+	int rc = rf->failed;
+	if (rc && err)
+		*err = rf->error;
+	pthread_mutex_unlock(&rf->mu);
+	return rc;
+}
+
+int redo_follower_wait_for(redo_follower *rf, uint64_t lsn, unsigned timeout_s, xb_error *err)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_s;
+	int rc = 0;
+	pthread_mutex_lock(&rf->mu);
+	while (atomic_load(&rf->copied_lsn) < lsn) {
+		if (rf->failed) {
+			rc = rf->failed;
+			if (err)
+				*err = rf->error;
+			break;
+		}
+		if (rf->thread_done || !rf->thread_running) {
+			rc = xb_err_set(err, XB_E_INTERNAL, "the redo follower is not running");
+			break;
+		}
+		rf->kick = true;
+		pthread_cond_signal(&rf->wake);
+		if (pthread_cond_timedwait(&rf->progress, &rf->mu, &deadline) == ETIMEDOUT &&
+		    atomic_load(&rf->copied_lsn) < lsn) {
+			rc = xb_err_set(err, XB_E_REDO_CORRUPT,
+					"was only able to copy the redo log from LSN %llu to %llu, not %llu, in %u s",
+					(unsigned long long)rf->checkpoint_lsn,
+					(unsigned long long)atomic_load(&rf->copied_lsn), (unsigned long long)lsn,
+					timeout_s);
+			xb_err_hint(err, "the server may not have written its log (FLUSH ENGINE LOGS), or its log "
+					 "was overwritten: try a larger innodb_log_file_size");
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rf->mu);
+	return rc;
+}
+
+static void join_thread(redo_follower *rf)
+{
+	if (!rf->thread_running)
+		return;
+	pthread_mutex_lock(&rf->mu);
+	rf->stop_req = true;
+	pthread_cond_signal(&rf->wake);
+	pthread_mutex_unlock(&rf->mu);
+	pthread_join(rf->thread, NULL);
+	rf->thread_running = false;
+}
+
+int redo_follower_stop(redo_follower *rf, uint64_t *last_lsn, xb_error *err)
+{
+	join_thread(rf);
+	int rc = redo_follower_check(rf, err);
+	if (!rc && rf->out) {
+		/* last read, in this thread: everything the server has written by now */
+		bool caught_up = false;
+		xb_error e;
+		xb_err_clear(&e);
+		for (int round = 0; !rc && !caught_up && round < STOP_ROUNDS; round++)
+			rc = follow_round(rf, &caught_up, &e);
+		if (rc) {
+			pthread_mutex_lock(&rf->mu);
+			rf->failed = rc;
+			rf->error = e;
+			pthread_mutex_unlock(&rf->mu);
+			if (err)
+				*err = e;
+		}
+	}
+	if (!rc && rf->out) {
+		xb_sink_file *f = rf->out;
+		rf->out = NULL;
+		if ((rc = xb_sink_close(f, err)) != 0 && !(err && err->code))
+			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot finish the redo log copy");
+	}
+	if (rc)
+		return rc;
+	uint64_t last = atomic_load(&rf->copied_lsn);
+	if (last_lsn)
+		*last_lsn = last;
+	xb_info("Redo log (from LSN %llu to %llu) was copied.", (unsigned long long)rf->checkpoint_lsn,
+		(unsigned long long)last);
+	return 0;
+}
+
+void redo_follower_free(redo_follower *rf)
+{
+	if (!rf)
+		return;
+	join_thread(rf);
+	if (rf->out)
+		xb_sink_abort(rf->out);
+	if (rf->fd >= 0)
+		close(rf->fd);
+	free(rf->buf);
+	free(rf->obuf);
+	free(rf->log_path);
+	pthread_mutex_destroy(&rf->mu);
+	pthread_cond_destroy(&rf->wake);
+	pthread_cond_destroy(&rf->progress);
+	free(rf);
+}
