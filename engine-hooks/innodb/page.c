@@ -261,27 +261,23 @@ static bool valid_zip(const uint8_t *p, uint32_t size, uint32_t stored, char *wh
 	return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (row_format=compressed)", stored, calc);
 }
 
-static bool valid_legacy(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
+/* Legacy encrypted page: post-encryption checksum at 30..33 (spec 4.6). */
+static bool valid_legacy_encrypted(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
 {
 	uint32_t size = si->physical_size;
-	uint32_t type = be16(p + FIL_PAGE_TYPE);
-	if (si->page_compressed && (type == FIL_PAGE_PAGE_COMPRESSED || type == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED))
-		return true; /* no checksum before decompression (spec 4.4 legacy rule 1) */
-	if (!si->zip && memcmp(p + FIL_PAGE_LSN + 4, p + size - 4, 4))
-		return invalid(why, wl, "lsn mismatch: header low half %08x, trailer %08x (torn page)",
-			       be32(p + FIL_PAGE_LSN + 4), be32(p + size - 4));
-	if (si->encrypted && be32(p + FIL_PAGE_KEY_VERSION) && be32(p + FIL_PAGE_OFFSET)) {
-		/* encrypted page: post-encryption checksum at 30..33 (spec 4.6) */
-		uint32_t stored = be32(p + FIL_PAGE_KEY_VERSION + 4);
-		uint32_t calc = si->zip ? innodb_checksum_zip(p, size) : innodb_checksum_crc32(p, size);
-		if (stored != calc)
-			return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (encrypted page)", stored,
-				       calc);
-		return true;
-	}
+	uint32_t stored = be32(p + FIL_PAGE_KEY_VERSION + 4);
+	uint32_t calc = si->zip ? innodb_checksum_zip(p, size) : innodb_checksum_crc32(p, size);
+	if (stored != calc)
+		return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (encrypted page)", stored, calc);
+	return true;
+}
+
+/* Legacy page in clear: crc32, or as the server accepts when not strict, innodb/none. */
+static bool valid_legacy_plain(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
+{
+	uint32_t size = si->physical_size;
 	if (si->zip)
 		return valid_zip(p, size, be32(p), why, wl);
-
 	uint32_t f1 = be32(p), f2 = be32(p + size - 8);
 	if (f1 == 0 && f2 == 0 && is_zero(p, 26) && is_zero(p + 34, size - 34))
 		return true;
@@ -303,6 +299,25 @@ static bool valid_legacy(const uint8_t *p, const innodb_space_info *si, char *wh
 	if (f1 != crc && f1 != innodb_checksum_innodb_new(p, size))
 		return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (crc32)", f1, crc);
 	return true;
+}
+
+static bool valid_legacy(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
+{
+	uint32_t size = si->physical_size;
+	uint32_t type = be16(p + FIL_PAGE_TYPE);
+	if (si->page_compressed && (type == FIL_PAGE_PAGE_COMPRESSED || type == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED))
+		return true; /* no checksum before decompression (spec 4.4 legacy rule 1) */
+	if (!si->zip && memcmp(p + FIL_PAGE_LSN + 4, p + size - 4, 4))
+		return invalid(why, wl, "lsn mismatch: header low half %08x, trailer %08x (torn page)",
+			       be32(p + FIL_PAGE_LSN + 4), be32(p + size - 4));
+	/* a key version on a page other than 0 means encrypted, when page 0 says the space is */
+	bool key_version = be32(p + FIL_PAGE_KEY_VERSION) && be32(p + FIL_PAGE_OFFSET);
+	if (key_version && si->encrypted)
+		return valid_legacy_encrypted(p, si, why, wl);
+	if (valid_legacy_plain(p, si, why, wl))
+		return true;
+	/* page 0 without (recognised) crypt data but an encrypted page: accept its own checksum */
+	return key_version && valid_legacy_encrypted(p, si, NULL, 0);
 }
 
 bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint32_t expected_page_no,

@@ -371,6 +371,29 @@ static void test_legacy_algorithms(void)
 	free(buf);
 }
 
+static void test_encrypted_without_crypt_data(void)
+{
+	/* a legacy encrypted page is recognised by its key version even when page 0's
+	 * crypt data was not found; its post-encryption checksum still has to match */
+	size_t len;
+	uint8_t *buf = load("t_enc_legacy.pages", &len);
+	CU_ASSERT_FATAL(buf != NULL);
+	innodb_space_info si;
+	CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+	CU_ASSERT(si.encrypted);
+	si.encrypted = false;
+	uint8_t *pg = buf + 3 * 16384;
+	CU_ASSERT(innodb_page_is_valid(pg, &si, 3, true, NULL, 0));
+	pg[9000] ^= 4;
+	char why[200];
+	CU_ASSERT(!innodb_page_is_valid(pg, &si, 3, true, why, sizeof why));
+	CU_ASSERT(strstr(why, "checksum mismatch") != NULL);
+	si.encrypted = true;
+	CU_ASSERT(!innodb_page_is_valid(pg, &si, 3, true, why, sizeof why));
+	CU_ASSERT(strstr(why, "(encrypted page)") != NULL);
+	free(buf);
+}
+
 static void test_doublewrite_and_lsn(void)
 {
 	size_t len;
@@ -411,6 +434,7 @@ int main(void)
 	CU_add_test(s, "page 0 errors", test_page0_errors);
 	CU_add_test(s, "flags decoding", test_flags_decode);
 	CU_add_test(s, "legacy innodb/none/adler checksums", test_legacy_algorithms);
+	CU_add_test(s, "encrypted page without crypt data", test_encrypted_without_crypt_data);
 	CU_add_test(s, "doublewrite area and accessors", test_doublewrite_and_lsn);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
