@@ -10,8 +10,24 @@
 # differed and exit 1; a test exits 0 pass, 1 fail, 77 skip.
 #
 # Environment: XB (tool under test, default build/xtrabackup; XB=mariabackup runs
-# the scenarios against the oracle), PREPARE_BIN (preparer, default mariabackup),
-# MARIADBD, KEEP=1 (keep $T), SERVER_USER (user mariadbd runs as when root).
+# the scenarios against the oracle), XB_KIND (mariabackup|xtrabackup, guessed from
+# XB's name), PREPARE_BIN (preparer, default mariabackup), MARIADBD, KEEP=1 (keep
+# $T), SERVER_USER (OS user mariadbd runs as when root), RESTORE_BINLOG_FROM.
+#
+# API (details above each function):
+#   servers     server_start NAME [opts], server_start_on NAME DATADIR [opts],
+#               server_stop NAME, server_kill NAME; cnf_of/datadir_of/sock_of/
+#               port_of/errlog_of/pid_of NAME; $CNF $DATADIR $SOCK $PORT (last
+#               server) and $NAME_CNF $NAME_DATADIR $NAME_SOCK $NAME_PORT
+#   SQL         sql NAME STMT, checksum_all NAME, table_list NAME
+#   the tool    xb_run ARGS, xb_backup NAME TARGET [opts], xb_backup_bg + xb_wait
+#               ($XB_RC $XB_OUT $XB_ERR $XB_PID), prepare_backup DIR,
+#               restore_backup DIR NAME [opts], check_clean_start NAME
+#   workload    build_xb_load, xb_load NAME ARGS, bg_track PID, signal_tree SIG PID,
+#               wait_for SECS CMD, gtid_seq GTIDS
+#   assertions  fail, skip, assert_eq, assert_contains, assert_not_contains,
+#               assert_file, assert_ok RC ERRLOG WHAT, assert_failed RC ERRLOG WHAT,
+#               last_line FILE, log
 
 set -u -o pipefail
 
@@ -28,10 +44,12 @@ TEST_NAME=$(basename "$0" .sh)
 if [[ $XB != */* ]]; then
     XB=$(command -v "$XB" || echo "$XB")
 fi
-case "$(basename "$XB")" in
-    mariabackup|mariadb-backup) XB_KIND=mariabackup ;;
-    *) XB_KIND=xtrabackup ;;
-esac
+if [[ -z ${XB_KIND:-} ]]; then
+    case "$(basename "$XB")" in
+        mariabackup|mariadb-backup) XB_KIND=mariabackup ;;
+        *) XB_KIND=xtrabackup ;;
+    esac
+fi
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/xbtest.XXXX") || { echo "FAIL: mktemp failed" >&2; exit 1; }
 chmod 711 "$T"   # lets a server or tool run as another user traverse it
@@ -194,7 +212,8 @@ write_cnf() {
         chown -R "${SRV_USER[$name]}" "$dir"
     fi
     # Convenience variables: the last configured server, and NAME_CNF etc.
-    DATADIR=$datadir; CNF=$cnf; SOCK=$dir/mysqld.sock; PORT=$port
+    # shellcheck disable=SC2034
+    declare -g DATADIR=$datadir CNF=$cnf SOCK=$dir/mysqld.sock PORT=$port
     if [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
         printf -v "${name}_DATADIR" '%s' "$datadir"
         printf -v "${name}_CNF" '%s' "$cnf"
@@ -449,6 +468,7 @@ install_binlog_upto() {
     # offset 4 + 17) so the server sees a cleanly closed log.
     local flags
     flags=$(od -An -tu1 -j21 -N1 "$datadir/$file" | tr -d ' ')
+    # shellcheck disable=SC2059
     printf "\\$(printf '%03o' $((flags & ~1)))" | dd of="$datadir/$file" bs=1 seek=21 conv=notrunc status=none
     rm -f "$datadir"/mysql-bin.state
 }
@@ -461,8 +481,11 @@ build_xb_load() {
     if [[ ! -x $XB_LOAD || $src -nt $XB_LOAD ]]; then
         mkdir -p "$(dirname "$XB_LOAD")"
         # shellcheck disable=SC2046
-        gcc -O2 -Wall -o "$XB_LOAD.tmp.$$" "$src" $(pkg-config --cflags --libs libmariadb) -lpthread \
-            && mv -f "$XB_LOAD.tmp.$$" "$XB_LOAD" || { rm -f "$XB_LOAD.tmp.$$"; return 1; }
+        if ! gcc -O2 -Wall -o "$XB_LOAD.tmp.$$" "$src" $(pkg-config --cflags --libs libmariadb) -lpthread \
+                || ! mv -f "$XB_LOAD.tmp.$$" "$XB_LOAD"; then
+            rm -f "$XB_LOAD.tmp.$$"
+            return 1
+        fi
     fi
 }
 

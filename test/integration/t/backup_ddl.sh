@@ -9,6 +9,7 @@
 # with a short lock_wait_timeout so that, had the backup already held its DDL lock,
 # the test fails clearly instead of measuring nothing. After restore the table set
 # (with engines) and every checksum equal the source's at the end of the backup.
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
 server_start src

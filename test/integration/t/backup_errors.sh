@@ -8,6 +8,7 @@
 # is reported as skipped and the others still decide the result). For our tool the
 # exit code must be the stable code from src/common/error.def; mariabackup exits 1.
 # Passwords live only in option files and must never appear in the tool's output.
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
 # xb_code NAME - the exit code of XB_E_NAME from error.def.
@@ -41,7 +42,8 @@ AS_NOBODY=0
 if [[ $(id -u) -eq 0 ]] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 &&
    setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups test -x "$XB"; then
     AS_NOBODY=1
-    SERVER_USER=nobody
+    SERVER_USER=nobody   # read by server_start
+    export SERVER_USER
 fi
 server_start src
 unset SERVER_USER
@@ -67,7 +69,7 @@ else
 fi
 
 # 3. A socket that does not exist (server up); the tool must name the socket.
-sed "s|^socket=.*|socket=$T/no-such.sock|; s|^port=.*|port=1|" "$src_CNF" > "$T/badsock.cnf"
+sed "s|^socket=.*|socket=$T/no-such.sock|; s|^port=.*|port=1|" "$(cnf_of src)" > "$T/badsock.cnf"
 xb_run --defaults-file="$T/badsock.cnf" --backup --target-dir="$T/b-badsock"
 expect_failure "nonexistent socket" CONNECT "$(re "$T/no-such.sock")"
 [[ -e $T/b-badsock ]] && fail "a failed connection left a target dir behind: $T/b-badsock"
@@ -80,7 +82,7 @@ sql src "CREATE USER bk@localhost IDENTIFIED BY '$PW'; GRANT SELECT ON *.* TO bk
     || fail "creating users failed"
 usercnf() {  # usercnf USER PASSWORD FILE - client credentials plus the server's [mysqld]
     { printf '[client]\nuser=%s\npassword=%s\nsocket=%s\n' "$1" "$2" "$(sock_of src)"
-      sed -n '/^\[mysqld\]/,$p' "$src_CNF"; } > "$3"
+      sed -n '/^\[mysqld\]/,$p' "$(cnf_of src)"; } > "$3"
     chmod 644 "$3"
 }
 usercnf full "$BADPW" "$T/wrongpw.cnf"

@@ -5,6 +5,7 @@
 # MyISAM, Aria), taken as a least-privilege backup user whose password lives only in
 # an option file. Checks the exit code, the final "completed OK!", the metadata files
 # and, after prepare and restore, that every table's checksum equals the source's.
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
 server_start src
@@ -64,7 +65,7 @@ sql src "CREATE USER backup@localhost IDENTIFIED BY '$PW';
     || fail "creating the backup user failed"
 BCNF=$T/backup-user.cnf
 printf '[client]\nuser=backup\npassword=%s\nsocket=%s\n' "$PW" "$(sock_of src)" > "$BCNF"
-cat "$src_CNF" | sed -n '/^\[mysqld\]/,$p' >> "$BCNF"   # the tool also reads [mysqld]
+sed -n '/^\[mysqld\]/,$p' "$(cnf_of src)" >> "$BCNF"   # the tool also reads [mysqld]
 
 EXPECTED=$(checksum_all src)
 EXPECTED_TABLES=$(table_list src)

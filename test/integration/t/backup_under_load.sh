@@ -7,6 +7,7 @@
 # transfer committed before that point is present and none after it), and, restored
 # together with the source binlog cut at the recorded file:position, reports that
 # same GTID as @@gtid_binlog_pos.
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
 ACCOUNTS=2000

@@ -8,6 +8,7 @@
 # groups applied last); unknown options in the server's [mysqld] group tolerated,
 # an unknown option in [xtrabackup] or [mariabackup] or on the command line an
 # error naming it, a loose- prefixed one accepted.
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
 server_start src
