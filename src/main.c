@@ -23,9 +23,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (o.print_defaults) {
-		char *s = mycnf_format_args(&o.cnf, xb_groups_tool);
-		fputs(s ? s : "", stdout);
-		free(s);
+		xb_options_print_defaults(&o, stdout);
 		xb_options_free(&o);
 		return 0;
 	}

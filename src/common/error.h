@@ -44,7 +44,7 @@ void xb_err_clear(xb_error *err);
 const char *xb_err_name(int code);
 const char *xb_err_desc(int code);
 
-/* Iterate the table: fills *code/*name/*desc for index i, returns 0 past the end. */
+/* Iterate the table: fills code, name and desc for index i, returns 0 past the end. */
 int xb_err_table(int i, int *code, const char **name, const char **desc);
 
 #endif

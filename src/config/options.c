@@ -51,12 +51,13 @@ const char *const xb_groups_tool[] = {"xtrabackup", "mariabackup", "mariadb-back
 
 const char *xb_opt_name(xb_opt_id id) { return opts[id].name; }
 
-/* Compare option names treating '-' and '_' as equal; n = length of a. */
+/* Compare option names as MariaDB does: '-' and '_' equal, case ignored; n = length of a. */
 static bool name_eq(const char *a, size_t n, const char *b)
 {
 	size_t i = 0;
 	for (; i < n && b[i]; i++) {
-		char x = a[i] == '_' ? '-' : a[i], y = b[i] == '_' ? '-' : b[i];
+		char x = a[i] == '_' ? '-' : (char)tolower((unsigned char)a[i]);
+		char y = b[i] == '_' ? '-' : (char)tolower((unsigned char)b[i]);
 		if (x != y)
 			return false;
 	}
@@ -405,14 +406,35 @@ uint64_t xb_opt_size(const xb_options *o, xb_opt_id id)
 
 void xb_options_print_defaults(const xb_options *o, FILE *f)
 {
-	for (int id = 0; id < XB_OPT__COUNT; id++) {
-		if (!o->val[id] || strcmp(o->src[id], "command line") == 0 || opts[id].type == T_CMD)
-			continue;
-		if (opts[id].flags & OF_SECRET)
-			fprintf(f, "--%s=*****\n", opts[id].name);
+	/* every group we read, in the order of precedence, the way MariaDB tools print them */
+	const char *groups[40];
+	int n = 0;
+	for (const char *const *g = xb_groups_server; *g; g++)
+		groups[n++] = *g;
+	for (const char *const *g = xb_groups_client; *g; g++)
+		groups[n++] = *g;
+	for (const char *const *g = xb_groups_tool; *g; g++)
+		groups[n++] = *g;
+	groups[n] = NULL;
+	const mycnf_opt **list = NULL;
+	size_t cnt = mycnf_select(&o->cnf, groups, &list);
+	fprintf(f, "xtrabackup would have been started with the following arguments:\n");
+	for (size_t i = 0; i < cnt; i++) {
+		const char *name = list[i]->raw_name;
+		int id = find_long(name, strlen(name));
+		if (id < 0) {
+			int flags = 0;
+			const char *base = mycnf_split_prefix(list[i]->name, &flags);
+			id = find_long(base, strlen(base));
+		}
+		bool secret = id >= 0 && (opts[id].flags & OF_SECRET);
+		if (!list[i]->value)
+			fprintf(f, "%s--%s", i ? " " : "", name);
 		else
-			fprintf(f, "--%s=%s\n", opts[id].name, o->val[id]);
+			fprintf(f, "%s--%s=%s", i ? " " : "", name, secret ? "*****" : list[i]->value);
 	}
+	fputc('\n', f);
+	free(list);
 }
 
 static const char *type_arg(const struct opt_def *d)

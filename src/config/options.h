@@ -52,7 +52,7 @@ const char *xb_opt_name(xb_opt_id id);
 /* Parse a size such as 100M / 2G / 16384 (also used for server variables). */
 int xb_parse_size(const char *s, uint64_t *out);
 
-/* The effective arguments (for --print-defaults), one --name=value per line, secrets masked. */
+/* --print-defaults: a header line, then the options of every group read, on one line, secrets masked. */
 void xb_options_print_defaults(const xb_options *o, FILE *f);
 
 /* --help text and the troff man page, both generated from options.def and error.def. */

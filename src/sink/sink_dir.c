@@ -176,7 +176,10 @@ xb_sink *xb_sink_dir_open(const char *dir, xb_error *err)
 			return NULL;
 		}
 	} else if (mkdirs(dir, err)) {
+		if (err)
+			err->code = XB_E_TARGET;
 		xb_err_prefix(err, "cannot create target directory");
+		xb_err_hint(err, "run as a user that can write there, or choose another --target-dir");
 		return NULL;
 	}
 	if (access(dir, W_OK | X_OK)) {

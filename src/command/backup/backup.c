@@ -232,6 +232,8 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 		return 0;
 	}
 	f->copied = true;
+	if (f->space_id == UINT32_MAX)
+		read_space_id(f->src, &f->space_id);
 	return 0;
 }
 
@@ -601,8 +603,6 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if ((rc = meta_write_checkpoints(c, err)) || (rc = xb_sink_finish(c->sink, err)))
 		return rc;
-	xb_info("Redo log (from LSN %llu to %llu) was copied.", (unsigned long long)c->start_checkpoint,
-		(unsigned long long)c->last_lsn);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
  *     "<name>.ibd" before applying the redo log.
  * A rename is thus carried as a delete plus a fresh copy: simpler than a
  * rename marker and safe, at the price of copying a renamed table twice.
+ * A tablespace created so recently that its page 0 is not on disk yet is
+ * copied byte for byte: the redo log holds everything it contains.
  * These are the markers mariabackup --prepare understands. The redo follower
  * reports the file operations it sees (ddl_note_file_op), which are logged as
  * they happen.
@@ -104,6 +106,17 @@ int ddl_reconcile(backup_ctx *c, xb_error *err)
 		xb_info("Tablespace %u at %s was created, renamed or rebuilt during the backup: copying it as %s",
 			n->space_id, n->rel, rel);
 		rc = copy_innodb_one(c, n, rel, 0, err);
+		if (!rc && n->deferred) {
+			/* Created during the backup and page 0 still only in the server's
+			 * buffer pool: every page of it was written after the redo copy
+			 * began, so recovery rebuilds it from FILE_CREATE and INIT_PAGE
+			 * records. Copy the bytes as they are. */
+			xb_info("Tablespace at %s has no page 0 on disk yet: copying it as is, the redo log rebuilds it",
+				n->rel);
+			bfile raw = *n;
+			raw.rel = rel;
+			rc = copy_plain(c, &raw, 0, err);
+		}
 		news++;
 	}
 	if (!rc && (dels || news))

@@ -78,12 +78,13 @@ int read_space_id(const char *path, uint32_t *space_id)
 	return 0;
 }
 
+/* dir/name, or name when it is absolute; silently truncated paths are never used:
+ * PATH_MAX-long paths cannot be opened anyway and fail with a clear error there. */
 static void join(char *out, size_t n, const char *dir, const char *name)
 {
-	if (name[0] == '/')
-		snprintf(out, n, "%s", name);
-	else
-		snprintf(out, n, "%s/%s", dir, name);
+	int m = name[0] == '/' ? snprintf(out, n, "%s", name) : snprintf(out, n, "%s/%s", dir, name);
+	if (m < 0 || (size_t)m >= n)
+		out[0] = '\0';
 }
 
 /* innodb_data_file_path: "ibdata1:12M;ibdata2:50M:autoextend" */
