@@ -32,7 +32,7 @@ DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client lib
             libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev libglib2.0-dev \
             libzstd-dev libcunit1-dev sysbench fio cppcheck clang xxd time
 
-.PHONY: all deps check check-unit check-asan check-lint check-integration demo install clean man
+.PHONY: all deps check check-unit check-asan check-asan-integration check-lint check-integration demo install clean man
 
 all: $(BUILD)/xtrabackup $(BUILD)/xtrabackup.1
 
@@ -73,6 +73,16 @@ check-unit: $(UNIT_BIN)
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" check-unit
+
+# The program itself under ASan/UBSan, driven by the integration scenarios that
+# exercise the most code (threads, redo under load, DDL, signals).
+ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full
+check-asan-integration:
+	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" build-asan/xtrabackup
+	@XB=$(CURDIR)/build-asan/xtrabackup XB_KIND=xtrabackup TEST_RESULTS=$(CURDIR)/build-asan/test-results \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  test/integration/run.sh $(ASAN_SCENARIOS)
 
 check-lint:
 	@echo "cppcheck:"; cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \

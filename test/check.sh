@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make check: every test, in order of cost. Unit tests (CUnit), the same under
 # ASan/UBSan, cppcheck, then the integration scenarios against real mariadbd
-# servers. Prints a final "check: N passed, N failed" line over all stages.
+# servers, and some of them again with the program built with ASan/UBSan. Prints a final "check: N passed, N failed" line over all stages.
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0 total_fail=0 status=0
@@ -24,5 +24,6 @@ stage "unit tests" make --no-print-directory check-unit
 stage "unit tests under ASan/UBSan" make --no-print-directory check-asan
 stage "cppcheck" make --no-print-directory check-lint
 stage "integration tests" make --no-print-directory check-integration
+stage "integration tests, program under ASan/UBSan" make --no-print-directory check-asan-integration
 echo "check: $total_pass passed, $total_fail failed"
 exit $status

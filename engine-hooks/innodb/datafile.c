@@ -286,6 +286,10 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 		goto out;
 	}
 	while (len > 0) {
+		if (o->should_stop && o->should_stop(err)) {
+			rc = err && err->code ? err->code : XB_E_INTERRUPTED;
+			goto out;
+		}
 		if ((rc = copy_chunk(&c, buf, len, off, err)) != 0)
 			goto out;
 		if ((rc = xb_reader_next(c.r, &buf, &len, &off, err)) != 0)

@@ -52,6 +52,7 @@ typedef struct datafile_copy_opts {
 	const innodb_space_info *space; /* page-0 info to use (ibdata1's for ibdata2..); NULL = read page 0 of this file */
 	void (*before_reread)(void *arg, uint32_t page_no, int attempt); /* testing only: called before each re-read, NULL in production */
 	void *before_reread_arg; /* argument of before_reread */
+	bool (*should_stop)(xb_error *err); /* polled before each chunk; true (with err set) aborts the copy; NULL = never */
 } datafile_copy_opts;
 
 typedef struct datafile_copy_stats {

@@ -198,6 +198,7 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 	o.throttle = throttle;
 	o.system_space = f->system_space;
 	o.first_page_no = f->first_page_no;
+	o.should_stop = command_interrupted;
 	innodb_space_info sys;
 	if (f->system_space && f->first_page_no > 0) {
 		/* ibdata2..: the page size and format come from page 0 in ibdata1 */
