@@ -23,6 +23,7 @@ stage() {
 stage "unit tests" make --no-print-directory check-unit
 stage "unit tests under ASan/UBSan" make --no-print-directory check-asan
 stage "cppcheck" make --no-print-directory check-lint
+stage "documentation" test/check-docs.sh
 stage "integration tests" make --no-print-directory check-integration
 stage "integration tests, program under ASan/UBSan" make --no-print-directory check-asan-integration
 echo "check: $total_pass passed, $total_fail failed"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# check-docs.sh - the README's exit-code table matches src/common/error.def, the man
+# page generated from the option table lists every option, and the README starts
+# with the two commands. Prints "docs: N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+pass=0 fail=0
+ok()  { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+while IFS='|' read -r code desc; do
+  if grep -qF "| $code | $desc |" README.md; then ok; else bad "README lacks exit code $code ($desc)"; fi
+done < <(sed -n 's/^XB_ERROR([A-Z_]*, *\([0-9]*\), *"\(.*\)")$/\1|\2/p' src/common/error.def)
+head -5 README.md | grep -q 'make demo' && ok || bad "README does not start with make demo"
+head -5 README.md | grep -q 'make check' && ok || bad "README does not start with make check"
+man=$(build/xtrabackup --man 2>/dev/null)
+while read -r name; do
+  esc=${name//-/\\-}
+  grep -qF -- "\\-\\-$esc" <<<"$man" && ok || bad "man page lacks --$name"
+done < <(sed -n 's/^XB_OPT([A-Z_0-9]*, *"\([a-z0-9-]*\)".*/\1/p' src/config/options.def)
+echo "docs: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
