@@ -37,6 +37,7 @@
 #include "innodb/datafile.h"
 #include "innodb/redo.h"
 #include "innodb/redo_follower.h"
+#include "platform/ioprio.h"
 
 /* ---- layout ---------------------------------------------------------- */
 
@@ -255,10 +256,15 @@ typedef struct worker_arg {
 	int id;      /* 1.. */
 } worker_arg;
 
+static int io_class; /* --io-priority, parsed */
+
 static void *worker_main(void *arg)
 {
 	worker_arg *w = arg;
 	pool *p = w->p;
+	if (xb_ioprio_apply(io_class) && w->id == 1)
+		xb_warn("cannot lower the I/O priority of the copy threads (--io-priority=%s)",
+			xb_opt_str(p->c->o, XB_OPT_IO_PRIORITY));
 	for (;;) {
 		if (atomic_load(&p->failed) || command_interrupted(NULL))
 			break;
@@ -438,14 +444,18 @@ static int open_temp_tables_row(void *ctx, unsigned n, char **names, char **valu
 	return 1;
 }
 
+static int count_row(void *ctx, unsigned n, char **names, char **values)
+{
+	(*(long *)ctx)++;
+	return 0;
+}
+
 static int safe_slave_stop(backup_ctx *c, xb_error *err)
 {
 	if (!xb_opt_bool(c->o, XB_OPT_SAFE_SLAVE_BACKUP))
 		return 0;
-	char *running = NULL;
-	int rc = xb_server_value(&c->srv, "SELECT COUNT(*) FROM information_schema.SLAVE_STATUS", &running, err);
-	long replicas = running ? atol(running) : 0;
-	free(running);
+	long replicas = 0;
+	int rc = xb_server_rows(&c->srv, "SHOW ALL SLAVES STATUS", count_row, &replicas, err);
 	if (rc)
 		return rc;
 	if (!replicas) {
@@ -543,6 +553,8 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if (!(c->sink = xb_sink_dir_open(target, err)))
 		return err ? err->code : XB_E_TARGET;
+	if ((rc = xb_ioprio_parse(xb_opt_str(o, XB_OPT_IO_PRIORITY), &io_class, err)))
+		return rc;
 	if (xb_opt_int(o, XB_OPT_THROTTLE) > 0 &&
 	    (rc = xb_throttle_create((unsigned)xb_opt_int(o, XB_OPT_THROTTLE), &throttle, err)))
 		return rc;
