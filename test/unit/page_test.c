@@ -15,51 +15,7 @@
 
 /* ---- fixtures */
 
-static char fixture_dir[PATH_MAX];
-
-static void find_fixture_dir(void)
-{
-	const char *env = getenv("XB_FIXTURE_DIR");
-	if (env) {
-		snprintf(fixture_dir, sizeof fixture_dir, "%s", env);
-		return;
-	}
-	if (access("test/fixtures/innodb/redo_head.bin", R_OK) == 0) {
-		snprintf(fixture_dir, sizeof fixture_dir, "test/fixtures/innodb");
-		return;
-	}
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = 0;
-		snprintf(fixture_dir, sizeof fixture_dir, "%.*s/../../test/fixtures/innodb", PATH_MAX - 40, exe);
-	}
-}
-
-static uint8_t *load(const char *name, size_t *len)
-{
-	char path[PATH_MAX + 64];
-	snprintf(path, sizeof path, "%s/%s", fixture_dir, name);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "cannot open fixture %s\n", path);
-		return NULL;
-	}
-	fseek(f, 0, SEEK_END);
-	long sz = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = malloc(sz > 0 ? (size_t)sz : 1);
-	if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = (size_t)sz;
-	return buf;
-}
+#include "fixture.h"
 
 /* one captured tablespace and what the server told us about it */
 struct space_fx {

@@ -22,35 +22,11 @@
 #include "innodb/redo_follower.h"
 #include "sink/sink.h"
 
-static char fixture_dir[PATH_MAX];
+#include "fixture.h"
+
 static char srv_dir[PATH_MAX]; /* the throwaway server's directory */
 static char log_path[PATH_MAX + 32];
 static int sink_seq;
-
-static void find_fixture_dir(void)
-{
-	const char *env = getenv("XB_FIXTURE_DIR");
-	if (env) {
-		snprintf(fixture_dir, sizeof fixture_dir, "%s", env);
-	} else if (access("test/fixtures/innodb/server.sh", X_OK) == 0) {
-		snprintf(fixture_dir, sizeof fixture_dir, "test/fixtures/innodb");
-	} else {
-		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		if (n > 0) {
-			exe[n] = 0;
-			char *slash = strrchr(exe, '/');
-			if (slash)
-				*slash = 0;
-			snprintf(fixture_dir, sizeof fixture_dir, "%.*s/../../test/fixtures/innodb", PATH_MAX - 40, exe);
-		}
-	}
-	char *abs = realpath(fixture_dir, NULL);
-	if (abs) {
-		snprintf(fixture_dir, sizeof fixture_dir, "%s", abs);
-		free(abs);
-	}
-}
 
 /* Run server.sh CMD on our server with extra shell words; returns the exit status. */
 static int server(const char *cmd, const char *args)
