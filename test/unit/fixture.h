@@ -45,7 +45,8 @@ static void find_fixture_dir(void)
 	}
 }
 
-/* Read a whole fixture file (malloc'ed), NULL when missing; *len gets its size. */
+/* Read a whole fixture file (malloc'ed, with a NUL after the last byte so text
+ * fixtures are C strings), NULL when missing; *len gets its size. */
 static __attribute__((unused)) uint8_t *load(const char *name, size_t *len)
 {
 	char path[PATH_MAX + 64];
@@ -58,11 +59,13 @@ static __attribute__((unused)) uint8_t *load(const char *name, size_t *len)
 	fseek(f, 0, SEEK_END);
 	long sz = ftell(f);
 	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = malloc(sz > 0 ? (size_t)sz : 1);
+	uint8_t *buf = malloc(sz > 0 ? (size_t)sz + 1 : 1);
 	if (buf && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
 		free(buf);
 		buf = NULL;
 	}
+	if (buf)
+		buf[sz > 0 ? sz : 0] = 0;
 	fclose(f);
 	*len = (size_t)sz;
 	return buf;
