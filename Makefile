@@ -64,7 +64,7 @@ man: $(BUILD)/xtrabackup.1
 
 $(BUILD)/test/%: test/unit/%.c $(BUILD)/libxb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS) $(WARN) -Itest/unit -o $@ $< $(BUILD)/libxb.a -lcunit $(LDLIBS)
+	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -Itest/unit -o $@ $< $(BUILD)/libxb.a -lcunit $(LDLIBS) $(LDFLAGS)
 
 check-unit: $(UNIT_BIN)
 	@test/run-unit.sh $(UNIT_BIN)
@@ -106,4 +106,4 @@ install: all
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/src/main.d $(UNIT_BIN:=.d)
