@@ -223,6 +223,7 @@ write_cnf() {
 }
 
 # server_start NAME [mysqld options...] - fresh datadir, then server_start_on.
+# (SERVER_INSTALL_OPTS="--opt=v ..." passes options to mariadb-install-db too.)
 server_start() {
     local name=$1; shift
     local datadir=$T/$name/data
@@ -231,10 +232,13 @@ server_start() {
     local u attempt; u=$(_srv_user)
     [[ $u != "$(id -un)" ]] && chown -R "$u" "$T/$name"
     # A private TMPDIR: the bootstrap server's temporary tables must not meet
-    # those of tests running in parallel in /tmp.
+    # those of tests running in parallel in /tmp. SERVER_INSTALL_OPTS: extra
+    # server options for the bootstrap (an InnoDB file layout), space separated.
+    local -a install_opts=()
+    read -ra install_opts <<< "${SERVER_INSTALL_OPTS:-}"
     for attempt in 1 2; do
         TMPDIR=$T/$name/tmp mariadb-install-db --no-defaults --datadir="$datadir" --user="$u" \
-            --auth-root-authentication-method=normal --skip-test-db \
+            --auth-root-authentication-method=normal --skip-test-db "${install_opts[@]}" \
             > "$T/$name/install.log" 2>&1 && break
         if [[ $attempt -eq 2 ]]; then
             cat "$T/$name/install.log" >&2
