@@ -599,7 +599,7 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = stage(c, "BLOCK_COMMIT", err)))
 		return rc;
 	c->lock_start = time(NULL);
-	if ((rc = copy_kind(c, BF_ARIA, err)) || (rc = finish_redo(c, err)))
+	if ((rc = copy_kind(c, BF_AT_COMMIT, err)) || (rc = finish_redo(c, err)))
 		return rc;
 	if ((rc = stage(c, "END", err)))
 		return rc;

@@ -21,7 +21,7 @@
 enum bfile_kind {
 	BF_INNODB,      /* .ibd, ibdata*, undo*: copied page by page with validation */
 	BF_PLAIN,       /* copied as bytes under BLOCK_DDL (.frm, MyISAM, CSV, ...) */
-	BF_ARIA,        /* Aria tables and logs, copied under BLOCK_COMMIT */
+	BF_AT_COMMIT,   /* Aria tables and logs, log tables: copied under BLOCK_COMMIT */
 };
 
 typedef struct bfile {

@@ -8,7 +8,9 @@
  * .ibd is copied into the database directory of the backup like any other.
  * Other files: the table-definition and non-InnoDB table files of each
  * database directory, chosen by extension (engine-hooks/filerules.c), and the
- * Aria control file and logs. Binary and relay logs, the temporary
+ * Aria control file and logs; Aria files and the log tables (mysql.general_log,
+ * mysql.slow_log), which keep changing until commits are blocked, are marked
+ * for copying under BLOCK_COMMIT. Binary and relay logs, the temporary
  * tablespace, pid and socket files are not part of a backup.
  */
 #include "backup_int.h"
@@ -233,7 +235,10 @@ static int db_other(backup_ctx *c, const char *db, const char *path, bfile_list 
 			char src[4096], rel[4096];
 			join(src, sizeof src, path, e->d_name);
 			snprintf(rel, sizeof rel, "%s/%s", db, e->d_name);
-			rc = bfile_add(out, src, rel, kind == FR_ARIA ? BF_ARIA : BF_PLAIN, err);
+			/* the general and slow query log tables are written until commits are blocked */
+			bool log_table = !strcmp(db, "mysql") &&
+					 (!strncmp(e->d_name, "general_log.", 12) || !strncmp(e->d_name, "slow_log.", 9));
+			rc = bfile_add(out, src, rel, kind == FR_ARIA || log_table ? BF_AT_COMMIT : BF_PLAIN, err);
 		}
 	}
 	closedir(d);
@@ -254,7 +259,7 @@ int scan_other(backup_ctx *c, bfile_list *out, xb_error *err)
 		if (filerule_is_aria_log(e->d_name)) {
 			char src[4096];
 			join(src, sizeof src, c->lay.aria_log_dir, e->d_name);
-			rc = bfile_add(out, src, e->d_name, BF_ARIA, err);
+			rc = bfile_add(out, src, e->d_name, BF_AT_COMMIT, err);
 		}
 	}
 	closedir(d);
