@@ -534,6 +534,13 @@ static int finish_redo(backup_ctx *c, xb_error *err)
 
 /* ---- the command ------------------------------------------------------- */
 
+static double mono_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int run(backup_ctx *c, xb_error *err)
 {
 	const xb_options *o = c->o;
@@ -598,12 +605,13 @@ static int run(backup_ctx *c, xb_error *err)
 	/* 5. commits blocked: the consistency point */
 	if ((rc = stage(c, "BLOCK_COMMIT", err)))
 		return rc;
-	c->lock_start = time(NULL);
+	double lock_t0 = mono_seconds();
 	if ((rc = copy_kind(c, BF_AT_COMMIT, err)) || (rc = finish_redo(c, err)))
 		return rc;
 	if ((rc = stage(c, "END", err)))
 		return rc;
-	c->lock_seconds = difftime(time(NULL), c->lock_start);
+	c->lock_seconds = mono_seconds() - lock_t0;
+	xb_info("Commits were blocked for %.0f ms (BACKUP STAGE BLOCK_COMMIT to END)", c->lock_seconds * 1000.0);
 	c->staged = false;
 	safe_slave_restart(c);
 	xb_progress_stop(c->progress);

@@ -73,7 +73,6 @@ typedef struct backup_ctx {
 	char gtid[4096];               /* gtid_current_pos */
 	bool have_binlog;              /* binlog info recorded */
 	time_t start_time, end_time;   /* wall clock */
-	time_t lock_start;             /* BLOCK_COMMIT taken */
 	double lock_seconds;           /* time under BLOCK_COMMIT */
 	bool staged;                   /* BACKUP STAGE START done */
 	bool slave_stopped;            /* --safe-slave-backup stopped the SQL thread */
