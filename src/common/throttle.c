@@ -17,8 +17,8 @@
 
 struct xb_throttle {
 	pthread_mutex_t mu;    /* protects next_ns */
-	unsigned ops;          /* operations (MiB) per second, > 0 */
-	uint64_t rate;         /* bytes per second: ops * XB_THROTTLE_OP_BYTES */
+	unsigned ops;          /* operations (MiB) per second, 0 = unlimited (adjustable limiters) */
+	uint64_t rate;         /* bytes per second: ops * XB_THROTTLE_OP_BYTES, 0 = unlimited */
 	int64_t next_ns;       /* monotonic time at which the next booking may start */
 };
 
@@ -47,6 +47,27 @@ int xb_throttle_create(unsigned ops_per_sec, xb_throttle **out, xb_error *err)
 	return 0;
 }
 
+xb_throttle *xb_throttle_new_adjustable(void)
+{
+	xb_throttle *t = calloc(1, sizeof *t);
+	if (t)
+		pthread_mutex_init(&t->mu, NULL);
+	return t;
+}
+
+void xb_throttle_set_rate(xb_throttle *t, unsigned ops_per_sec)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->ops = ops_per_sec;
+	t->rate = (uint64_t)ops_per_sec * XB_THROTTLE_OP_BYTES;
+	int64_t now = mono_ns();
+	if (t->next_ns > now)
+		t->next_ns = now; /* bookings made at the old rate do not carry over */
+	pthread_mutex_unlock(&t->mu);
+}
+
 /* Nanoseconds needed for `bytes` at t->rate, without overflowing. */
 static int64_t duration_ns(const xb_throttle *t, uint64_t bytes)
 {
@@ -60,6 +81,10 @@ void xb_throttle_take(xb_throttle *t, uint64_t bytes)
 		return;
 	int64_t now = mono_ns();
 	pthread_mutex_lock(&t->mu);
+	if (t->rate == 0) {
+		pthread_mutex_unlock(&t->mu);
+		return;
+	}
 	int64_t start = t->next_ns > now ? t->next_ns : now;
 	t->next_ns = start + duration_ns(t, bytes);
 	pthread_mutex_unlock(&t->mu);
@@ -72,7 +97,12 @@ void xb_throttle_take(xb_throttle *t, uint64_t bytes)
 
 unsigned xb_throttle_rate(const xb_throttle *t)
 {
-	return t ? t->ops : 0;
+	if (!t)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)&t->mu);
+	unsigned ops = t->ops;
+	pthread_mutex_unlock((pthread_mutex_t *)&t->mu);
+	return ops;
 }
 
 void xb_throttle_free(xb_throttle *t)

@@ -30,6 +30,13 @@ int xb_throttle_create(unsigned ops_per_sec, xb_throttle **out, xb_error *err);
  * returns at once when t is NULL or bytes is 0. Sleeps, never spins. */
 void xb_throttle_take(xb_throttle *t, uint64_t bytes);
 
+/* A limiter whose rate is changed while in use (the backup's pacing); it starts
+ * unlimited. NULL on no memory. */
+xb_throttle *xb_throttle_new_adjustable(void);
+
+/* Change the rate: ops_per_sec MiB per second, 0 = unlimited. Thread-safe. */
+void xb_throttle_set_rate(xb_throttle *t, unsigned ops_per_sec);
+
 /* The configured operations per second (0 for NULL). */
 unsigned xb_throttle_rate(const xb_throttle *t);
 

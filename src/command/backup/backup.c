@@ -295,18 +295,20 @@ static int by_size_desc(const void *a, const void *b)
 	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
 }
 
-/* Feed the follower the server's LSN and check that it is healthy. */
-static int watch_redo(backup_ctx *c, xb_error *err)
+/* Feed the follower and the pacer the server's LSN; check that the follower is healthy. */
+static int watch_redo(backup_ctx *c, pacer *pc, xb_error *err)
 {
 	uint64_t lsn;
-	if (xb_server_lsn(&c->srv, &lsn, err) == 0)
+	if (xb_server_lsn(&c->srv, &lsn, err) == 0) {
 		redo_follower_note_server_lsn(c->rf, lsn);
-	else
+		pace_tick(c, pc, lsn);
+	} else {
 		xb_err_clear(err);
+	}
 	return redo_follower_check(c->rf, err);
 }
 
-static int copy_innodb_all(backup_ctx *c, xb_error *err)
+static int copy_innodb_all(backup_ctx *c, pacer *pc, xb_error *err)
 {
 	pool p;
 	memset(&p, 0, sizeof p);
@@ -347,15 +349,19 @@ static int copy_innodb_all(backup_ctx *c, xb_error *err)
 	int rc = 0;
 	if (!started)
 		rc = xb_err_set(err, XB_E_INTERNAL, "cannot start copy threads");
-	/* Meanwhile: watch the redo follower once a second. */
+	/* Meanwhile: every half second, watch the redo follower and pace the copy. */
 	pthread_mutex_lock(&p.mu);
 	while (atomic_load(&p.running) > 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
+		ts.tv_nsec += 500000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
 		pthread_cond_timedwait(&p.cv, &p.mu, &ts);
 		pthread_mutex_unlock(&p.mu);
-		if (!rc && (watch_redo(c, err) || command_interrupted(err))) {
+		if (!rc && (watch_redo(c, pc, err) || command_interrupted(err))) {
 			rc = err ? err->code : XB_E_INTERNAL;
 			atomic_store(&p.failed, 1);
 		}
@@ -562,9 +568,15 @@ static int run(backup_ctx *c, xb_error *err)
 		return err ? err->code : XB_E_TARGET;
 	if ((rc = xb_ioprio_parse(xb_opt_str(o, XB_OPT_IO_PRIORITY), &io_class, err)))
 		return rc;
-	if (xb_opt_int(o, XB_OPT_THROTTLE) > 0 &&
-	    (rc = xb_throttle_create((unsigned)xb_opt_int(o, XB_OPT_THROTTLE), &throttle, err)))
-		return rc;
+	const char *pace_mode = xb_opt_str(o, XB_OPT_PACE);
+	if (strcmp(pace_mode, "auto") && strcmp(pace_mode, "off"))
+		return xb_err_set(err, XB_E_USAGE, "invalid --pace '%s': use auto or off", pace_mode);
+	if (xb_opt_int(o, XB_OPT_THROTTLE) > 0) {
+		if ((rc = xb_throttle_create((unsigned)xb_opt_int(o, XB_OPT_THROTTLE), &throttle, err)))
+			return rc;
+	} else if (!strcmp(pace_mode, "auto") && !(throttle = xb_throttle_new_adjustable())) {
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
 	if (xb_opt_bool(o, XB_OPT_INNODB_LOG_CHECKPOINT_NOW)) {
 		xb_error ignore;
 		if (xb_server_exec(&c->srv, "SET GLOBAL innodb_log_checkpoint_now=ON", &ignore) == 0)
@@ -591,8 +603,12 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = stage(c, "START", err)))
 		return rc;
 	c->staged = !xb_opt_bool(o, XB_OPT_NO_LOCK);
-	if ((rc = scan_innodb(c, &c->files, err)) || (rc = copy_innodb_all(c, err)))
+	pacer pc;
+	pace_start(c, &pc, xb_opt_int(o, XB_OPT_THROTTLE) > 0 ? NULL : throttle);
+	if ((rc = scan_innodb(c, &c->files, err)) || (rc = copy_innodb_all(c, &pc, err)))
 		return rc;
+	if (throttle && !(xb_opt_int(o, XB_OPT_THROTTLE) > 0))
+		xb_throttle_set_rate(throttle, 0); /* pacing is for the datafile copy only */
 
 	/* 4. DDL blocked: reconcile, then non-InnoDB files */
 	if ((rc = safe_slave_stop(c, err)) || (rc = stage(c, "FLUSH", err)) || (rc = stage(c, "BLOCK_DDL", err)))

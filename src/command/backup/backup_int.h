@@ -58,6 +58,20 @@ typedef struct server_layout {
 	char version[128];             /* SELECT VERSION() */
 } server_layout;
 
+struct xb_throttle;
+
+/* State of --pace=auto (pace.c). */
+typedef struct pacer {
+	struct xb_throttle *limiter; /* adjustable read limiter shared by the copy threads, NULL = no pacing */
+	bool active;               /* the server was busy when the copy started */
+	double baseline;           /* its redo rate before the copy, bytes/s */
+	double prev_t;             /* time of the previous sample */
+	uint64_t prev_lsn;         /* server LSN then */
+	uint64_t prev_bytes;       /* datafile bytes copied then */
+	double best_copy;          /* fastest copy rate seen, MiB/s */
+	double last_log;           /* when pacing last logged */
+} pacer;
+
 typedef struct backup_ctx {
 	const xb_options *o;           /* options */
 	xb_server srv;                 /* connection */
@@ -93,6 +107,10 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 /* ddl.c */
 int ddl_reconcile(backup_ctx *c, xb_error *err);
 void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, const char *new_name, uint64_t lsn);
+
+/* pace.c */
+void pace_start(backup_ctx *c, pacer *p, struct xb_throttle *limiter);
+void pace_tick(backup_ctx *c, pacer *p, uint64_t server_lsn);
 
 /* meta.c */
 int meta_write_binlog_info(backup_ctx *c, xb_error *err);

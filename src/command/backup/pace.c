@@ -1,0 +1,115 @@
+/*
+ * pace.c - keep the copy from starving a busy server (--pace=auto).
+ *
+ * How fast the server's LSN advances (SHOW ENGINE INNODB STATUS) is a direct
+ * measure of its write throughput. Before the datafile copy starts, that rate
+ * is measured over one second (the baseline). While copying, every second the
+ * rate since the previous sample is compared with the baseline: when it has
+ * fallen under 65% of it, the copy is slowed (the shared read limiter is set
+ * to 60% of its limit, never under 8 MiB/s); when it is over 85%, the limit is
+ * raised by a quarter, and dropped altogether once it is well above what the
+ * copy achieves. On a busy server the copy starts at 64 MiB/s and speeds up
+ * from there (slow start), so the server never takes the full blow of a copy
+ * at disk speed before the pacer can react. An idle server (under 256 KiB/s of redo)
+ * is never paced, so a quiet server is copied at full speed. A --throttle
+ * set by the user replaces pacing.
+ */
+#include "backup_int.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/progress.h"
+#include "common/throttle.h"
+
+#define IDLE_RATE (256.0 * 1024)  /* bytes of redo per second below which the server counts as idle */
+#define SLOW_DOWN 0.65            /* fraction of the baseline under which the copy slows down */
+#define SPEED_UP 0.85             /* fraction of the baseline over which it speeds up again */
+#define MIN_MIBS 8u               /* never slower than this */
+#define START_MIBS 64u            /* first limit on a busy server */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t copied_bytes(backup_ctx *c)
+{
+	return c->progress ? atomic_load((_Atomic uint64_t *)xb_progress_counter(c->progress)) : 0;
+}
+
+void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
+{
+	memset(p, 0, sizeof *p);
+	p->limiter = limiter;
+	if (!limiter)
+		return;
+	uint64_t l0, l1;
+	xb_error ignore;
+	double t0 = now_s();
+	if (xb_server_lsn(&c->srv, &l0, &ignore))
+		return;
+	usleep(1000000);
+	double t1 = now_s();
+	if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
+		return;
+	p->baseline = (double)(l1 - l0) / (t1 - t0);
+	p->active = p->baseline >= IDLE_RATE;
+	if (p->active) {
+		xb_throttle_set_rate(limiter, START_MIBS);
+		xb_info("Pacing: the server writes %.1f MiB/s of redo; the copy slows down if that falls under %.0f%%",
+			p->baseline / 1048576.0, SLOW_DOWN * 100);
+	}
+	p->prev_t = t1;
+	p->prev_lsn = l1;
+	p->prev_bytes = copied_bytes(c);
+	p->last_log = 0;
+}
+
+void pace_tick(backup_ctx *c, pacer *p, uint64_t lsn)
+{
+	if (!p->active || lsn < p->prev_lsn)
+		return;
+	double t = now_s();
+	if (t - p->prev_t < 0.5)
+		return;
+	uint64_t bytes = copied_bytes(c);
+	double rate = (double)(lsn - p->prev_lsn) / (t - p->prev_t);
+	double copy = (double)(bytes - p->prev_bytes) / (t - p->prev_t) / 1048576.0; /* MiB/s */
+	p->prev_t = t;
+	p->prev_lsn = lsn;
+	p->prev_bytes = bytes;
+	if (copy > p->best_copy)
+		p->best_copy = copy;
+	unsigned cap = xb_throttle_rate(p->limiter), next = cap;
+	double ratio = rate / p->baseline;
+	if (ratio < SLOW_DOWN) {
+		double base = cap ? (double)cap : copy;
+		if (cap && copy < base)
+			base = copy; /* the limit was not the bottleneck: start from what the copy did */
+		next = (unsigned)(base * 0.6);
+		if (next < MIN_MIBS)
+			next = MIN_MIBS;
+	} else if (ratio > SPEED_UP && cap) {
+		next = (unsigned)((double)cap * 1.25) + 1;
+		if ((double)next > 2.0 * p->best_copy && p->best_copy > START_MIBS)
+			next = 0;
+	}
+	if (next == cap)
+		return;
+	xb_throttle_set_rate(p->limiter, next);
+	if (t - p->last_log >= 10.0 || (cap == 0) != (next == 0)) {
+		if (next)
+			xb_info("Pacing: the server's redo rate is at %.0f%% of its rate before the copy: "
+				"datafile reads limited to %u MiB/s", ratio * 100, next);
+		else
+			xb_info("Pacing: the server's redo rate is back to %.0f%%: no limit on datafile reads",
+				ratio * 100);
+		p->last_log = t;
+	}
+}
