@@ -3,7 +3,8 @@
  *
  * How fast the server's LSN advances (SHOW ENGINE INNODB STATUS) is a direct
  * measure of its write throughput. Before the datafile copy starts, that rate
- * is measured over one second (the baseline). While copying, every second the
+ * is measured over 300 ms (the baseline: long enough to tell a busy server
+ * from an idle one, short enough not to delay every backup). While copying, every second the
  * rate since the previous sample is compared with the baseline: when it has
  * fallen under 65% of it, the copy is slowed (the shared read limiter is set
  * to 60% of its limit, never under 8 MiB/s); when it is over 85%, the limit is
@@ -30,6 +31,7 @@
 #define SPEED_UP 0.85             /* fraction of the baseline over which it speeds up again */
 #define MIN_MIBS 8u               /* never slower than this */
 #define START_MIBS 64u            /* first limit on a busy server */
+#define BASELINE_US 300000        /* how long the rate before the copy is measured */
 
 static double now_s(void)
 {
@@ -54,7 +56,7 @@ void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
 	double t0 = now_s();
 	if (xb_server_lsn(&c->srv, &l0, &ignore))
 		return;
-	usleep(1000000);
+	usleep(BASELINE_US);
 	double t1 = now_s();
 	if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
 		return;
