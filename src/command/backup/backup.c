@@ -566,6 +566,9 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if (!(c->sink = xb_sink_dir_open(target, err)))
 		return err ? err->code : XB_E_TARGET;
+	if (xb_opt_bool(o, XB_OPT_NO_LOCK))
+		xb_warn("--no-lock: no BACKUP STAGE locks: DDL and writes to non-InnoDB tables during the backup "
+			"are not protected, and xtrabackup_binlog_info may not match the data");
 	if ((rc = xb_ioprio_parse(xb_opt_str(o, XB_OPT_IO_PRIORITY), &io_class, err)))
 		return rc;
 	const char *pace_mode = xb_opt_str(o, XB_OPT_PACE);
@@ -602,7 +605,6 @@ static int run(backup_ctx *c, xb_error *err)
 	/* 3. InnoDB datafiles */
 	if ((rc = stage(c, "START", err)))
 		return rc;
-	c->staged = !xb_opt_bool(o, XB_OPT_NO_LOCK);
 	pacer pc;
 	pace_start(c, &pc, xb_opt_int(o, XB_OPT_THROTTLE) > 0 ? NULL : throttle);
 	if ((rc = scan_innodb(c, &c->files, err)) || (rc = copy_innodb_all(c, &pc, err)))
@@ -628,7 +630,6 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	c->lock_seconds = mono_seconds() - lock_t0;
 	xb_info("Commits were blocked for %.0f ms (BACKUP STAGE BLOCK_COMMIT to END)", c->lock_seconds * 1000.0);
-	c->staged = false;
 	safe_slave_restart(c);
 	xb_progress_stop(c->progress);
 	c->progress = NULL;

@@ -88,7 +88,6 @@ typedef struct backup_ctx {
 	bool have_binlog;              /* binlog info recorded */
 	time_t start_time, end_time;   /* wall clock */
 	double lock_seconds;           /* time under BLOCK_COMMIT */
-	bool staged;                   /* BACKUP STAGE START done */
 	bool slave_stopped;            /* --safe-slave-backup stopped the SQL thread */
 	struct xb_progress *progress;  /* progress display */
 } backup_ctx;
