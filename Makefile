@@ -14,7 +14,7 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 VERSION := 0.1.0
 
-PKGS    := libmariadb libzstd libcrypto
+PKGS    := libmariadb libzstd libcrypto zlib
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wstrict-prototypes
 CPPFLAGS_ALL := -D_GNU_SOURCE -DXB_VERSION='"$(VERSION)"' -Isrc -Iengine-hooks \
@@ -30,9 +30,9 @@ UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 
 DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client libmariadb-dev \
             libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev libglib2.0-dev \
-            libzstd-dev libcunit1-dev sysbench fio cppcheck clang xxd time
+            libzstd-dev zlib1g-dev libcunit1-dev sysbench fio cppcheck clang libclang-rt-14-dev xxd time
 
-.PHONY: all deps check check-unit check-asan check-asan-integration check-lint check-integration demo install clean man
+.PHONY: all deps check check-unit check-fuzz check-asan check-asan-integration check-lint check-integration demo install clean man
 
 all: $(BUILD)/xtrabackup $(BUILD)/xtrabackup.1
 
@@ -83,6 +83,20 @@ check-asan-integration:
 	@XB=$(CURDIR)/build-asan/xtrabackup XB_KIND=xtrabackup TEST_RESULTS=$(CURDIR)/build-asan/test-results \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  test/integration/run.sh $(ASAN_SCENARIOS)
+
+# libFuzzer on the redo parser, collector and page applier, built with clang
+# (ASan + UBSan), run briefly from the seed corpus of real mini-transactions.
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+check-fuzz:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" build-fuzz/libxb.a
+	@clang $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o build-fuzz/redo_fuzz test/fuzz/redo_fuzz.c \
+	  build-fuzz/libxb.a $(LDLIBS)
+	@mkdir -p build-fuzz/corpus && cp -n test/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null; \
+	if UBSAN_OPTIONS=print_stacktrace=1 build-fuzz/redo_fuzz -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	     -print_final_stats=1 build-fuzz/corpus > build-fuzz/fuzz.log 2>&1; then \
+	  grep -E 'stat::number_of_executed_units|cov:' build-fuzz/fuzz.log | tail -2; echo "fuzz: 1 passed, 0 failed"; \
+	else tail -40 build-fuzz/fuzz.log; echo "fuzz: 0 passed, 1 failed"; exit 1; fi
 
 check-lint:
 	@echo "cppcheck:"; cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \

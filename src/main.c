@@ -41,13 +41,17 @@ int main(int argc, char **argv)
 		xb_info("xtrabackup %s: --backup (command line: %s)", XB_VERSION, o.tool_command);
 		rc = cmd_backup(&o, &err);
 		break;
+	case XB_OPT_PREPARE:
+		xb_info("xtrabackup %s: --prepare (command line: %s)", XB_VERSION, o.tool_command);
+		rc = cmd_prepare(&o, &err);
+		break;
 	default:
-		rc = xb_err_set(&err, XB_E_USAGE, "no command given: use --backup (see --help)");
+		rc = xb_err_set(&err, XB_E_USAGE, "no command given: use --backup or --prepare (see --help)");
 		break;
 	}
 	if (rc)
 		xb_log_error(&err);
-	else if (o.command == XB_OPT_BACKUP)
+	else if (o.command == XB_OPT_BACKUP || o.command == XB_OPT_PREPARE)
 		xb_log_raw("completed OK!");
 	xb_options_free(&o);
 	return rc;

@@ -15,6 +15,8 @@
  *               XORed) and have no trailer; encrypted pages carry a
  *               post-encryption checksum at 30..33; page_compressed pages
  *               carry none (they can only be checked after decompression).
+ * At the end: preparing a recovered page for writing as the server's flush
+ * does (LSN stamp, key-version clearing, legacy type fix-up, checksum).
  */
 #include "page.h"
 
@@ -338,4 +340,111 @@ bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint
 	if (si->full_crc32)
 		return valid_full_crc32(page, size, why, whylen);
 	return valid_legacy(page, si, why, whylen);
+}
+
+/* ---- writing a recovered page (spec 3.11) */
+
+static inline void put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+void innodb_page_set_lsn(uint8_t *page, const innodb_space_info *si, uint64_t lsn)
+{
+	put64(page + FIL_PAGE_LSN, lsn);
+	if (!si->zip)
+		put64(page + si->physical_size - 8, lsn);
+}
+
+bool innodb_page_never_encoded(uint32_t space_id, uint32_t page_no)
+{
+	return page_no == 0 || (space_id == 0 && page_no == 5);
+}
+
+/* The type a 16 KiB legacy page is given when its stored type is impossible
+ * for its page number (pages of files from before MySQL 5.5 may carry
+ * garbage there); the page keeps its type when it is plausible. */
+static uint32_t legacy_reset_type(uint32_t type, uint32_t space_id, uint32_t page_no)
+{
+	switch (page_no % 16384) {
+	case 0:
+		return page_no == 0 ? 8 : 9; /* FSP_HDR, XDES */
+	case 1:
+		return 5; /* IBUF_BITMAP */
+	case 5:
+		if (space_id == 0 && page_no == 5)
+			return 7; /* TRX_SYS */
+		break;
+	}
+	switch (type) {
+	case 0:     /* ALLOCATED */
+	case 2:     /* UNDO_LOG */
+	case 3:     /* INODE */
+	case 4:     /* IBUF_FREE_LIST */
+	case 6:     /* SYS */
+	case 7:     /* TRX_SYS */
+	case 10:    /* BLOB */
+	case 11:    /* ZBLOB */
+	case 12:    /* ZBLOB2 */
+	case 18:    /* INSTANT */
+	case 17854: /* RTREE */
+	case 17855: /* INDEX */
+		return type;
+	default:
+		return 13; /* UNKNOWN */
+	}
+}
+
+void innodb_page_prepare_write(uint8_t *page, const innodb_space_info *si, uint32_t space_id, uint32_t page_no)
+{
+	uint32_t size = si->physical_size;
+	/* buf_page_encrypt clears the key version (and legacy post-encryption
+	 * checksum) of pages that will be written neither encrypted nor compressed */
+	if (!innodb_page_never_encoded(space_id, page_no) && !si->page_compressed && !si->encrypted) {
+		if (si->full_crc32)
+			memset(page + FIL_PAGE_SPACE_OR_CHKSUM, 0, 4);
+		else
+			memset(page + FIL_PAGE_KEY_VERSION, 0, 8);
+	}
+	if (si->zip) {
+		put32(page + FIL_PAGE_SPACE_OR_CHKSUM, innodb_checksum_zip(page, size));
+		return;
+	}
+	if (si->full_crc32) {
+		memcpy(page + size - 8, page + FIL_PAGE_LSN + 4, 4);
+		put32(page + size - 4, crc32c(page, size - 4));
+		return;
+	}
+	memcpy(page + size - 8, page + FIL_PAGE_LSN, 8);
+	if (si->logical_size == 16384) {
+		uint32_t type = be16(page + FIL_PAGE_TYPE);
+		uint32_t reset = legacy_reset_type(type, space_id, page_no);
+		if (reset != type)
+			put16(page + FIL_PAGE_TYPE, reset);
+	}
+	uint32_t c = innodb_checksum_crc32(page, size);
+	put32(page + FIL_PAGE_SPACE_OR_CHKSUM, c);
+	put32(page + size - 8, c);
+}
+
+void innodb_page_finalize(uint8_t *page, const innodb_space_info *si, uint32_t space_id, uint32_t page_no,
+			  uint64_t lsn)
+{
+	innodb_page_set_lsn(page, si, lsn);
+	innodb_page_prepare_write(page, si, space_id, page_no);
 }

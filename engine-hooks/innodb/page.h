@@ -101,4 +101,45 @@ uint32_t innodb_checksum_innodb_old(const uint8_t *page);                /* "inn
 uint32_t innodb_checksum_zip(const uint8_t *page, uint32_t size);        /* ROW_FORMAT=COMPRESSED crc32 */
 uint32_t innodb_checksum_zip_adler(const uint8_t *page, uint32_t size);  /* ROW_FORMAT=COMPRESSED innodb */
 
+/* ---- writing a recovered page (spec 3.1 apply step 3, 3.11)
+ *
+ * After redo has been applied to a page it is written the way the server's
+ * flush writes it, so that a prepared datafile is byte-identical to one
+ * prepared by the server's own recovery. That is two steps: recovery stamps
+ * the LSN (innodb_page_set_lsn), the flush fixes up the frame and computes the
+ * checksum (innodb_page_prepare_write); innodb_page_finalize does both.
+ * page_compressed pages that end up compressed are written by pagecomp.h,
+ * which uses these. Encrypted tablespaces are not handled (the caller refuses
+ * them: re-encryption needs the keys). */
+
+/* Recovery's LSN stamp: FIL_PAGE_LSN := lsn and, except for
+ * ROW_FORMAT=COMPRESSED frames, lsn also in the last 8 bytes of the page. */
+void innodb_page_set_lsn(uint8_t *page, const innodb_space_info *si, uint64_t lsn);
+
+/* True for the pages that are never encrypted nor page_compressed and keep
+ * bytes 0..3 / 26..33 as they are: page 0 of every tablespace and the TRX_SYS
+ * page (page 5) of the system tablespace. */
+bool innodb_page_never_encoded(uint32_t space_id, uint32_t page_no);
+
+/* What the server's flush does to a page frame before writing it (spec 3.11
+ * steps 2-3), the LSN fields left as they are: unless the tablespace is
+ * page_compressed or encrypted and unless innodb_page_never_encoded(), clear
+ * bytes 0..3 (full_crc32) or 26..33 (legacy); then by format:
+ *   full_crc32  bytes 20..23 copied to [size-8, size-4), CRC-32C of
+ *               [0, size-4) in the last 4 bytes;
+ *   crc32       FIL_PAGE_LSN copied to the last 8 bytes, for 16 KiB pages an
+ *               impossible page type replaced as the server does, then the
+ *               crc32 checksum at 0..3 and at size-8;
+ *   ROW_FORMAT=COMPRESSED  the zip checksum at 0..3, the trailer untouched.
+ * page: si->physical_size bytes. For a page_compressed tablespace this is the
+ * form of a page that is stored uncompressed. */
+void innodb_page_prepare_write(uint8_t *page, const innodb_space_info *si, uint32_t space_id, uint32_t page_no);
+
+/* innodb_page_set_lsn() then innodb_page_prepare_write(): the bytes to write
+ * for a recovered page (spec 3.11 steps 1-3). page: si->physical_size bytes.
+ * For page_compressed tablespaces use pagecomp_write_image() instead, which
+ * decides whether the page is stored compressed. */
+void innodb_page_finalize(uint8_t *page, const innodb_space_info *si, uint32_t space_id, uint32_t page_no,
+			  uint64_t lsn);
+
 #endif

@@ -375,6 +375,220 @@ static void test_doublewrite_and_lsn(void)
 	free(buf);
 }
 
+/* ---- writing recovered pages (spec 3.11) */
+
+/* Every stored page of the plain formats, re-finalized with its own LSN, is
+ * byte-identical to what the server wrote: checksum fields, trailer and
+ * cleared key-version bytes all come out the same. */
+static void test_finalize_identity(void)
+{
+	const char *files[] = {"t_full.pages", "t_crc32.pages", "t_zip.pages", "ibdata1.pages", "t_pc.pages",
+			       "t_pc_legacy.pages"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		size_t len;
+		uint8_t *buf = load(files[i], &len);
+		CU_ASSERT_FATAL(buf != NULL);
+		innodb_space_info si;
+		CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+		uint32_t ps = si.physical_size;
+		/* page_compressed spaces: only page 0 is stored plain */
+		uint32_t n = si.page_compressed ? 1 : (uint32_t)(len / ps);
+		for (uint32_t p = 0; p < n; p++) {
+			const uint8_t *st = buf + (size_t)p * ps;
+			uint8_t pg[16384];
+			memcpy(pg, st, ps);
+			/* wipe what finalize must recompute: checksum field (legacy), trailer */
+			if (!si.full_crc32)
+				memset(pg, 0x5a, 4);
+			if (!si.zip)
+				memset(pg + ps - 8, 0xa5, 8);
+			innodb_page_finalize(pg, &si, si.space_id, p, innodb_page_lsn(st));
+			if (memcmp(pg, st, ps))
+				printf("\n    %s page %u differs after finalize", files[i], p);
+			CU_ASSERT(!memcmp(pg, st, ps));
+		}
+		free(buf);
+	}
+}
+
+/* A new LSN: both LSN copies, the checksum, and nothing else change. */
+static void test_finalize_new_lsn(void)
+{
+	const char *files[] = {"t_full.pages", "t_crc32.pages", "t_zip.pages"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		size_t len;
+		uint8_t *buf = load(files[i], &len);
+		CU_ASSERT_FATAL(buf != NULL);
+		innodb_space_info si;
+		CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+		uint32_t ps = si.physical_size;
+		const uint8_t *st = buf + 3 * (size_t)ps;
+		uint8_t pg[16384];
+		memcpy(pg, st, ps);
+		uint64_t lsn = 0x0000000123456789ull;
+		innodb_page_finalize(pg, &si, si.space_id, 3, lsn);
+		CU_ASSERT_EQUAL(innodb_page_lsn(pg), lsn);
+		char why[200] = "";
+		bool ok = innodb_page_is_valid(pg, &si, 3, true, why, sizeof why);
+		if (!ok)
+			printf("\n    %s: %s", files[i], why);
+		CU_ASSERT(ok);
+		if (si.full_crc32) {
+			CU_ASSERT(!memcmp(pg + ps - 8, "\x23\x45\x67\x89", 4));
+		} else if (!si.zip) {
+			CU_ASSERT(!memcmp(pg + ps - 4, "\x23\x45\x67\x89", 4));
+			CU_ASSERT(!memcmp(pg + ps - 8, pg, 4));
+		} else {
+			CU_ASSERT(!memcmp(pg + ps - 8, st + ps - 8, 8)); /* compressed frame: no trailer */
+		}
+		/* the body is untouched */
+		CU_ASSERT(!memcmp(pg + 38, st + 38, ps - 38 - (si.zip ? 0 : 8)));
+		CU_ASSERT(!memcmp(pg + 4, st + 4, 12));
+		free(buf);
+	}
+}
+
+/* Bytes 0..3 (full_crc32) / 26..33 (legacy) are cleared except on page 0 and
+ * the TRX_SYS page of the system tablespace, and except in page_compressed
+ * or encrypted tablespaces. */
+static void test_finalize_clears_key_version(void)
+{
+	size_t len;
+	uint8_t *buf = load("t_full.pages", &len);
+	CU_ASSERT_FATAL(buf != NULL);
+	innodb_space_info si;
+	CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+	uint8_t pg[16384];
+	memcpy(pg, buf + 3 * 16384, 16384);
+	put32(pg, 7);
+	innodb_page_finalize(pg, &si, si.space_id, 3, innodb_page_lsn(pg));
+	CU_ASSERT(!memcmp(pg, buf + 3 * 16384, 16384));
+	/* page 0: kept, and covered by the checksum */
+	memcpy(pg, buf, 16384);
+	put32(pg, 7);
+	innodb_page_finalize(pg, &si, si.space_id, 0, innodb_page_lsn(pg));
+	CU_ASSERT_EQUAL(pg[3], 7);
+	CU_ASSERT(memcmp(pg + 16380, buf + 16380, 4) != 0);
+	/* page 5 of space 0 (TRX_SYS) kept, page 5 of another space cleared */
+	memcpy(pg, buf + 5 * 16384, 16384);
+	put32(pg, 7);
+	innodb_page_finalize(pg, &si, 0, 5, innodb_page_lsn(pg));
+	CU_ASSERT_EQUAL(pg[3], 7);
+	innodb_page_finalize(pg, &si, 12, 5, innodb_page_lsn(pg));
+	CU_ASSERT_EQUAL(pg[3], 0);
+	CU_ASSERT(!memcmp(pg, buf + 5 * 16384, 16384));
+	/* page_compressed / encrypted tablespace: kept */
+	innodb_space_info pc = si;
+	pc.page_compressed = true;
+	memcpy(pg, buf + 3 * 16384, 16384);
+	put32(pg, 7);
+	innodb_page_finalize(pg, &pc, si.space_id, 3, innodb_page_lsn(pg));
+	CU_ASSERT_EQUAL(pg[3], 7);
+	innodb_space_info enc = si;
+	enc.encrypted = true;
+	memcpy(pg, buf + 3 * 16384, 16384);
+	put32(pg, 7);
+	innodb_page_finalize(pg, &enc, si.space_id, 3, innodb_page_lsn(pg));
+	CU_ASSERT_EQUAL(pg[3], 7);
+	free(buf);
+
+	/* legacy crc32 and ROW_FORMAT=COMPRESSED: bytes 26..33 */
+	const char *files[] = {"t_crc32.pages", "t_zip.pages"};
+	for (size_t i = 0; i < 2; i++) {
+		buf = load(files[i], &len);
+		CU_ASSERT_FATAL(buf != NULL);
+		CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+		uint32_t ps = si.physical_size;
+		memcpy(pg, buf + 3 * (size_t)ps, ps);
+		memset(pg + 26, 0x77, 8);
+		innodb_page_finalize(pg, &si, si.space_id, 3, innodb_page_lsn(pg));
+		CU_ASSERT(!memcmp(pg, buf + 3 * (size_t)ps, ps));
+		/* page 0 keeps them (the system tablespace's flush LSN lives there) */
+		memcpy(pg, buf, ps);
+		memset(pg + 26, 0x77, 8);
+		innodb_page_finalize(pg, &si, si.space_id, 0, innodb_page_lsn(pg));
+		CU_ASSERT_EQUAL(pg[30], 0x77);
+		CU_ASSERT(innodb_page_is_valid(pg, &si, 0, true, NULL, 0));
+		free(buf);
+	}
+}
+
+/* 16 KiB legacy pages: an impossible page type is reset when written, as the server does. */
+static void test_finalize_type_fixup(void)
+{
+	size_t len;
+	uint8_t *buf = load("t_crc32.pages", &len);
+	CU_ASSERT_FATAL(buf != NULL);
+	innodb_space_info si;
+	CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+	uint8_t pg[16384];
+	struct {
+		uint32_t page_no, space_id, type, want;
+	} cases[] = {
+		{3, 9, 999, 13},       /* garbage -> UNKNOWN */
+		{3, 9, 17855, 17855},  /* index kept */
+		{3, 9, 2, 2},          /* undo kept */
+		{3, 9, 8, 13},         /* FSP_HDR away from page 0 */
+		{3, 9, 9, 13},         /* XDES away from page n*16384 */
+		{3, 9, 5, 13},         /* IBUF_BITMAP away from page n*16384+1 */
+		{1, 9, 3, 5},          /* page 1 is always the ibuf bitmap */
+		{0, 9, 17855, 8},      /* page 0 is the FSP header */
+		{16384, 9, 0, 9},      /* page 16384 is an XDES page */
+		{16385, 9, 0, 5},
+		{5, 0, 17855, 7},      /* TRX_SYS page of the system tablespace */
+		{5, 9, 18, 18},        /* instant root elsewhere */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		memcpy(pg, buf + 3 * 16384, 16384);
+		pg[24] = (uint8_t)(cases[i].type >> 8);
+		pg[25] = (uint8_t)cases[i].type;
+		put32(pg + 4, cases[i].page_no);
+		innodb_page_finalize(pg, &si, cases[i].space_id, cases[i].page_no, 5000);
+		uint32_t t = (uint32_t)pg[24] << 8 | pg[25];
+		if (t != cases[i].want)
+			printf("\n    page %u type %u -> %u, expected %u", cases[i].page_no, cases[i].type, t,
+			       cases[i].want);
+		CU_ASSERT_EQUAL(t, cases[i].want);
+		CU_ASSERT(innodb_page_is_valid(pg, &si, cases[i].page_no, true, NULL, 0));
+	}
+	free(buf);
+	/* not for full_crc32 */
+	buf = load("t_full.pages", &len);
+	CU_ASSERT_FATAL(buf != NULL);
+	CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+	memcpy(pg, buf + 3 * 16384, 16384);
+	pg[24] = 0x03;
+	pg[25] = 0xe7;
+	innodb_page_finalize(pg, &si, si.space_id, 3, 5000);
+	CU_ASSERT(pg[24] == 0x03 && pg[25] == 0xe7);
+	CU_ASSERT(innodb_page_is_valid(pg, &si, 3, true, NULL, 0));
+	free(buf);
+}
+
+/* The two halves: set_lsn touches only the LSN fields; prepare_write only the checksum fields. */
+static void test_set_lsn_and_prepare(void)
+{
+	size_t len;
+	uint8_t *buf = load("t_crc32.pages", &len);
+	CU_ASSERT_FATAL(buf != NULL);
+	innodb_space_info si;
+	CU_ASSERT_FATAL(innodb_page0_parse(buf, len, &si, NULL) == 0);
+	uint8_t pg[16384];
+	memcpy(pg, buf + 4 * 16384, 16384);
+	innodb_page_set_lsn(pg, &si, 0x1122334455667788ull);
+	CU_ASSERT(!memcmp(pg + 16, "\x11\x22\x33\x44\x55\x66\x77\x88", 8));
+	CU_ASSERT(!memcmp(pg + 16384 - 8, "\x11\x22\x33\x44\x55\x66\x77\x88", 8));
+	CU_ASSERT(!memcmp(pg, buf + 4 * 16384, 4));
+	innodb_page_prepare_write(pg, &si, si.space_id, 4);
+	CU_ASSERT(innodb_page_is_valid(pg, &si, 4, true, NULL, 0));
+	CU_ASSERT_EQUAL(innodb_page_lsn(pg), 0x1122334455667788ull);
+	CU_ASSERT(innodb_page_never_encoded(7, 0));
+	CU_ASSERT(innodb_page_never_encoded(0, 5));
+	CU_ASSERT(!innodb_page_never_encoded(7, 5));
+	CU_ASSERT(!innodb_page_never_encoded(0, 6));
+	free(buf);
+}
+
 int main(void)
 {
 	find_fixture_dir();
@@ -392,6 +606,11 @@ int main(void)
 	CU_add_test(s, "legacy innodb/none/adler checksums", test_legacy_algorithms);
 	CU_add_test(s, "encrypted page without crypt data", test_encrypted_without_crypt_data);
 	CU_add_test(s, "doublewrite area and accessors", test_doublewrite_and_lsn);
+	CU_add_test(s, "finalize reproduces stored pages", test_finalize_identity);
+	CU_add_test(s, "finalize with a new LSN", test_finalize_new_lsn);
+	CU_add_test(s, "finalize clears the key version", test_finalize_clears_key_version);
+	CU_add_test(s, "finalize resets impossible page types", test_finalize_type_fixup);
+	CU_add_test(s, "set_lsn and prepare_write", test_set_lsn_and_prepare);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

@@ -1,0 +1,459 @@
+/*
+ * recover.c - the apply phase of recovery: files to size, then pages.
+ *
+ * The batch's pages, sorted by (space, page), are cut into one contiguous
+ * range per worker thread. A worker walks its range in runs: adjacent pages
+ * of one file that must be read (not rebuilt by INIT_PAGE/FREE_PAGE) are read
+ * with one pread of up to 1 MiB. Each page is then validated, brought up to
+ * date entry by entry (an entry whose start LSN is below the page LSN, or
+ * below the LSN of the INIT_PAGE that rebuilt the page, is already in it),
+ * finalized and checked again; modified pages are written in runs of
+ * adjacent pages with one pwrite. The first error stops every worker.
+ */
+#include "innodb/recover.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "innodb/pagecomp.h"
+#include "innodb/redo.h"
+
+#define RUN_BYTES (1u << 20)
+
+typedef struct worker {
+	recv_page **pages;
+	size_t n;
+	spaces *sp;
+	const recover_opts *o;
+	recover_stats st;
+	xb_error err;
+	int rc;
+	atomic_int *stop;
+	uint64_t progress_per_page;
+	uint8_t *buf;  /* RUN_BYTES of stored pages */
+	uint8_t *tmp;  /* one logical page (page_compressed) */
+	uint8_t *out;  /* one physical page (page_compressed write image) */
+} worker;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static inline uint64_t be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* Count the records of an entry that is skipped, by kind. */
+static void count_skipped(const uint8_t *r, size_t len, apply_stats *st)
+{
+	size_t p = 0;
+	while (p < len) {
+		size_t start = p;
+		uint8_t b = r[p++];
+		size_t end;
+		if (b & 15) {
+			end = start + 1 + (b & 15);
+		} else {
+			uint32_t v;
+			int l = redo_varint_decode(r + p, len - p, &v);
+			if (l <= 0)
+				return;
+			p += (size_t)l;
+			end = start + 16 + v;
+		}
+		if (end > len)
+			return;
+		if (!(b & 0x80)) {
+			uint32_t x;
+			for (int k = 0; k < 2; k++) {
+				int l = redo_varint_decode(r + p, end - p, &x);
+				if (l <= 0)
+					return;
+				p += (size_t)l;
+			}
+		}
+		int kind = apply_kind_of(b, p < end ? r[p] : 0);
+		if (kind >= 0) {
+			st->count[kind]++;
+			st->bytes[kind] += end - start;
+		}
+		p = end;
+	}
+}
+
+static int read_all(int fd, uint8_t *buf, size_t n, off_t off, size_t *got)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pread(fd, buf + done, n - done, off + (off_t)done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		done += (size_t)k;
+	}
+	*got = done;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t n, off_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pwrite(fd, buf + done, n - done, off + (off_t)done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+/* The stored page at frame -> the page redo applies to (decompressed for page_compressed). */
+static int load_frame(worker *w, space_file *f, recv_page *pg, uint8_t *stored, uint8_t **frame, uint64_t *page_lsn)
+{
+	const innodb_space_info *si = &f->info;
+	*frame = stored;
+	*page_lsn = 0;
+	if (pg->init_lsn) {
+		memset(stored, 0, si->physical_size);
+		return 0;
+	}
+	if (all_zero(stored, si->physical_size))
+		return 0;
+	char why[160];
+	bool check_no = f->space_id != 0;
+	if (!(f->space_id == 0 && innodb_page_in_doublewrite(si, pg->page_no)) &&
+	    !innodb_page_is_valid(stored, si, pg->page_no, check_no, why, sizeof why)) {
+		xb_err_set(&w->err, XB_E_CORRUPT_PAGE, "%s page %u fails its checksum before apply: %s", f->rel,
+			   pg->page_no, why);
+		return xb_err_hint(&w->err, "the backup copy is damaged; take a new backup");
+	}
+	if (si->page_compressed && pagecomp_is_compressed(stored, si)) {
+		int rc = pagecomp_decompress(stored, w->tmp, si, pg->page_no, &w->err);
+		if (rc)
+			return xb_err_prefix(&w->err, "%s", f->rel);
+		*frame = w->tmp;
+	}
+	*page_lsn = be64(*frame + 16);
+	return 0;
+}
+
+/* Bring one page up to date. *write_image receives what to write (NULL: nothing). */
+static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored, const uint8_t **write_image)
+{
+	const innodb_space_info *si = &f->info;
+	uint8_t *frame;
+	uint64_t page_lsn;
+	*write_image = NULL;
+	int rc = load_frame(w, f, pg, stored, &frame, &page_lsn);
+	if (rc)
+		return rc;
+	uint32_t fsize = si->page_compressed ? si->logical_size : si->physical_size;
+	apply_frame af = {.page = frame, .size = fsize, .space_id = f->space_id, .page_no = pg->page_no,
+			  .zip = si->zip};
+	bool modified = false, freed = false;
+	uint64_t last_end = 0;
+	for (recv_entry *e = pg->first; e; e = e->next) {
+		last_end = e->end_lsn;
+		if (e->start_lsn < page_lsn || e->start_lsn < pg->init_lsn) {
+			count_skipped(e->recs, e->len, &w->st.skipped);
+			continue;
+		}
+		bool only_free = false;
+		char why[200];
+		if (apply_entry(&af, e->recs, e->len, &w->st.applied, &only_free, why, sizeof why) != APPLY_OK)
+			return xb_err_set(&w->err, XB_E_CORRUPT_PAGE,
+					  "%s page %u: cannot apply the mini-transaction at LSN %llu: %s", f->rel,
+					  pg->page_no, (unsigned long long)e->start_lsn, why);
+		modified = !only_free;
+		freed = only_free;
+	}
+	if (!modified) {
+		if (freed)
+			w->st.pages_freed++;
+		else
+			w->st.pages_current++;
+		return 0;
+	}
+	if (si->page_compressed) {
+		rc = pagecomp_write_image(frame, w->out, si, f->space_id, pg->page_no, last_end,
+					  w->o->compression_level, &w->err);
+		if (rc)
+			return xb_err_prefix(&w->err, "%s", f->rel);
+		*write_image = w->out;
+	} else {
+		innodb_page_finalize(frame, si, f->space_id, pg->page_no, last_end);
+		*write_image = frame;
+	}
+	char why[160];
+	if (!innodb_page_is_valid(*write_image, si, pg->page_no, true, why, sizeof why))
+		return xb_err_set(&w->err, XB_E_CORRUPT_PAGE,
+				  "%s page %u fails its checksum after applying redo up to LSN %llu: %s", f->rel,
+				  pg->page_no, (unsigned long long)last_end, why);
+	if (pg->init_lsn)
+		w->st.pages_created++;
+	return 0;
+}
+
+/* How many pages from pages[i] form one read run. */
+static size_t run_length(worker *w, size_t i, space_file *f, uint64_t run_max)
+{
+	uint32_t psz = f->info.physical_size;
+	size_t max = RUN_BYTES / psz, n = 1;
+	if (max > run_max)
+		max = (size_t)run_max;
+	while (i + n < w->n && n < max) {
+		recv_page *a = w->pages[i + n - 1], *b = w->pages[i + n];
+		if (b->space_id != a->space_id || b->page_no != a->page_no + 1)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* Read a run, recover each page, write the modified ones in runs. */
+static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t off)
+{
+	uint32_t psz = f->info.physical_size;
+	bool need_read = false;
+	for (size_t k = 0; k < n; k++)
+		need_read |= !w->pages[i + k]->init_lsn;
+	uint64_t t0 = now_ns();
+	if (need_read) {
+		size_t got;
+		if (read_all(fd, w->buf, n * psz, off, &got))
+			return xb_err_set(&w->err, XB_E_IO_READ, "cannot read %s page %u: %s", f->rel,
+					  w->pages[i]->page_no, strerror(errno));
+		memset(w->buf + got, 0, n * psz - got);
+		w->st.pages_read += got / psz;
+	}
+	uint64_t t1 = now_ns();
+	w->st.ns_read += t1 - t0;
+	size_t wstart = 0, wn = 0;
+	for (size_t k = 0; k <= n; k++) {
+		const uint8_t *img = NULL;
+		if (k < n) {
+			uint8_t *stored = w->buf + k * psz;
+			uint64_t a = now_ns();
+			int rc = recover_page(w, f, w->pages[i + k], stored, &img);
+			w->st.ns_apply += now_ns() - a;
+			if (rc)
+				return rc;
+			if (img && img != stored)
+				memcpy(stored, img, psz);
+			if (img) {
+				if (!wn)
+					wstart = k;
+				wn++;
+				continue;
+			}
+		}
+		if (!wn)
+			continue;
+		uint64_t b = now_ns();
+		if (write_all(fd, w->buf + wstart * psz, wn * psz, off + (off_t)(wstart * psz)))
+			return xb_err_set(&w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
+					  w->pages[i + wstart]->page_no, strerror(errno));
+		w->st.ns_write += now_ns() - b;
+		w->st.pages_written += wn;
+		wn = 0;
+	}
+	f->written = true;
+	return 0;
+}
+
+static void *work(void *arg)
+{
+	worker *w = arg;
+	size_t i = 0;
+	while (i < w->n && !atomic_load(w->stop)) {
+		recv_page *pg = w->pages[i];
+		space_file *f = spaces_find(w->sp, pg->space_id);
+		if (!f) { /* dropped tablespace (checked before the workers start) */
+			w->st.pages_dropped++;
+			i++;
+			continue;
+		}
+		int fd;
+		off_t off;
+		uint64_t run_max;
+		w->rc = spaces_locate(f, pg->page_no, &fd, &off, &run_max, &w->err);
+		size_t n = w->rc ? 0 : run_length(w, i, f, run_max);
+		if (!w->rc)
+			w->rc = do_run(w, f, i, n, fd, off);
+		if (w->rc) {
+			atomic_store(w->stop, 1);
+			break;
+		}
+		if (w->o->progress)
+			__atomic_add_fetch(w->o->progress, w->progress_per_page * n, __ATOMIC_RELAXED);
+		i += n;
+	}
+	return NULL;
+}
+
+/* Sizes first: undo truncation, then extension to the logged FSP_SIZE. Also checks
+ * that every tablespace with pages in the batch has a file or was dropped. */
+static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recover_stats *st, xb_error *err)
+{
+	for (size_t i = 0; i < r->cap_spaces; i++) {
+		recv_space *rs = &r->spaces[i];
+		if (!rs->used)
+			continue;
+		space_file *f = spaces_find(s, rs->space_id);
+		if (!f && !rs->deleted && rs->has_flags)
+			f = spaces_claim(s, rs->space_id, rs->name, rs->flags);
+		if (!f || rs->deleted)
+			continue;
+		if (f->info.encrypted)
+			continue; /* refused below if it has records */
+		int rc = 0;
+		if (rs->trimmed) {
+			rc = spaces_truncate(f, rs->trim_size, err);
+			st->files_truncated++;
+		}
+		if (!rc && rs->has_size && spaces_size_pages(f) < rs->size) {
+			rc = spaces_extend(f, rs->size, err);
+			st->files_extended++;
+		}
+		if (rc)
+			return rc;
+	}
+	uint32_t last = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (pages[i]->space_id == last)
+			continue;
+		last = pages[i]->space_id;
+		space_file *f = spaces_find(s, last);
+		recv_space *rs = recv_space_find(r, last);
+		if (f && f->info.encrypted) {
+			xb_err_set(err, XB_E_CORRUPT_PAGE,
+				   "%s is an encrypted tablespace with redo to apply (from LSN %llu): this version cannot "
+				   "decrypt pages",
+				   f->rel, (unsigned long long)pages[i]->first->start_lsn);
+			return xb_err_hint(err, "prepare this backup with mariabackup and the key management plugin");
+		}
+		if (f || (rs && rs->deleted))
+			continue;
+		xb_err_set(err, XB_E_MISSING_FILE,
+			   "tablespace %u (%s) has redo records from LSN %llu but its file is not in the backup", last,
+			   rs && rs->name ? rs->name : "never named in the log",
+			   (unsigned long long)(rs && rs->first_lsn ? rs->first_lsn : pages[i]->first->start_lsn));
+		return xb_err_hint(err, "restore the missing file into the backup directory, or take a new backup");
+	}
+	return 0;
+}
+
+void recover_stats_add(recover_stats *a, const recover_stats *b)
+{
+	for (int k = 0; k < APPLY_KINDS; k++) {
+		a->applied.count[k] += b->applied.count[k];
+		a->applied.bytes[k] += b->applied.bytes[k];
+		a->skipped.count[k] += b->skipped.count[k];
+		a->skipped.bytes[k] += b->skipped.bytes[k];
+	}
+	a->pages_read += b->pages_read;
+	a->pages_written += b->pages_written;
+	a->pages_created += b->pages_created;
+	a->pages_freed += b->pages_freed;
+	a->pages_current += b->pages_current;
+	a->pages_dropped += b->pages_dropped;
+	a->files_extended += b->files_extended;
+	a->files_truncated += b->files_truncated;
+	a->ns_read += b->ns_read;
+	a->ns_apply += b->ns_apply;
+	a->ns_write += b->ns_write;
+}
+
+static int alloc_worker(worker *w)
+{
+	w->buf = aligned_alloc(4096, RUN_BYTES);
+	w->tmp = aligned_alloc(4096, INNODB_PAGE_SIZE_MAX);
+	w->out = aligned_alloc(4096, INNODB_PAGE_SIZE_MAX);
+	return w->buf && w->tmp && w->out ? 0 : -1;
+}
+
+static void free_worker(worker *w)
+{
+	free(w->buf);
+	free(w->tmp);
+	free(w->out);
+}
+
+int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err)
+{
+	size_t n;
+	recv_page **pages = recv_sorted_pages(r, &n);
+	if (!pages)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	recover_stats fst;
+	memset(&fst, 0, sizeof fst);
+	int rc = prepare_files(r, s, pages, n, &fst, err);
+	recover_stats_add(st, &fst);
+	int nt = o->threads < 1 ? 1 : o->threads;
+	if (n < (size_t)nt * 64)
+		nt = 1;
+	worker *w = calloc((size_t)nt, sizeof *w);
+	pthread_t *tid = calloc((size_t)nt, sizeof *tid);
+	atomic_int stop = 0;
+	if (!rc && (!w || !tid))
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	int started = 0;
+	for (int t = 0; !rc && t < nt; t++) {
+		size_t a = n * (size_t)t / (size_t)nt, b = n * (size_t)(t + 1) / (size_t)nt;
+		w[t] = (worker){.pages = pages + a, .n = b - a, .sp = s, .o = o, .stop = &stop};
+		w[t].progress_per_page = n ? (r->batch_end_lsn - r->batch_first_lsn) / n : 0;
+		if (alloc_worker(&w[t])) {
+			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+			break;
+		}
+		if (nt == 1) {
+			work(&w[t]);
+			started = 1;
+		} else if (pthread_create(&tid[t], NULL, work, &w[t])) {
+			rc = xb_err_set(err, XB_E_INTERNAL, "cannot start a thread");
+			break;
+		} else {
+			started = t + 1;
+		}
+	}
+	for (int t = 0; t < started; t++) {
+		if (nt > 1)
+			pthread_join(tid[t], NULL);
+		if (w[t].rc && !rc) {
+			rc = w[t].rc;
+			*err = w[t].err;
+		}
+		recover_stats_add(st, &w[t].st);
+	}
+	for (int t = 0; w && t < nt; t++)
+		free_worker(&w[t]);
+	free(w);
+	free(tid);
+	free(pages);
+	return rc;
+}

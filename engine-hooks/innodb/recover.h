@@ -1,0 +1,57 @@
+/*
+ * recover.h - apply one batch of collected redo to the tablespace files.
+ *
+ * recover_batch() first brings the files to the sizes the log says
+ * (undo truncation, extension to the last FSP_SIZE written), then applies
+ * the entries of every page of the batch, in (space, page) order, split into
+ * contiguous ranges over worker threads. A worker reads runs of adjacent
+ * pages with one read, checks each page's checksum, replays the entries
+ * newer than the page LSN (apply.h), stamps LSN and checksum the way the
+ * server's flush does (recompressing page_compressed pages), verifies the
+ * result and writes runs of adjacent modified pages with one write. Pages
+ * whose last state is FREE_PAGE, and pages already current, are not written.
+ * Spec section 3.1.
+ */
+#ifndef XB_INNODB_RECOVER_H
+#define XB_INNODB_RECOVER_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+#include "innodb/apply.h"
+#include "innodb/recv.h"
+#include "innodb/spaces.h"
+
+typedef struct recover_stats {
+	apply_stats applied;       /* records applied, by kind */
+	apply_stats skipped;       /* records skipped because the page already had them */
+	uint64_t pages_read;       /* pages read from the files */
+	uint64_t pages_written;    /* pages written */
+	uint64_t pages_created;    /* written pages rebuilt from INIT_PAGE (not read) */
+	uint64_t pages_freed;      /* pages whose last record is FREE_PAGE (left as they are) */
+	uint64_t pages_current;    /* pages that already had every record */
+	uint64_t pages_dropped;    /* pages of tablespaces dropped later in the log */
+	uint64_t files_extended;
+	uint64_t files_truncated;
+	uint64_t ns_read;          /* time the workers spent reading pages (summed over threads) */
+	uint64_t ns_apply;         /* applying records and checksums */
+	uint64_t ns_write;         /* writing pages */
+} recover_stats;
+
+typedef struct recover_opts {
+	int threads;               /* worker threads, >= 1 */
+	int compression_level;     /* page_compressed zlib level (server default 6) */
+	volatile uint64_t *progress; /* bytes of log applied are added here (may be NULL) */
+} recover_opts;
+
+/* Apply the batch held by r. Files of tablespaces that the log says were
+ * dropped are skipped; a tablespace with records but neither a file nor a
+ * FILE_DELETE is XB_E_MISSING_FILE; a page that fails its checksum before
+ * apply, a record that does not fit its page, or a page that fails its
+ * checksum after apply is XB_E_CORRUPT_PAGE naming file, page and LSN. */
+int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err);
+
+/* Add b's counters into a. */
+void recover_stats_add(recover_stats *a, const recover_stats *b);
+
+#endif

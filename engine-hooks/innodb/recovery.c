@@ -1,0 +1,336 @@
+/*
+ * recovery.c - read the redo copy, batch it, apply it, replace the log.
+ *
+ * The log copy of a backup is linear: its header's first LSN is the
+ * checkpoint and the file holds the records from there on without wrapping.
+ * It is read sequentially through a 4 MiB window; every mini-transaction is
+ * framed and checked (redo.h: termination byte, CRC-32C, record rules) and
+ * handed to the collector. When the collector reaches its budget, the batch
+ * is applied and the collector emptied. The end of the log must not come
+ * before the LSN xtrabackup_checkpoints promises (last_lsn): a log that ends
+ * early is a truncated or damaged copy, and that is an error, not a shorter
+ * recovery. After the last batch the files are fsynced and the log is
+ * replaced (temporary file, fsync, rename, fsync of the directory).
+ */
+#include "innodb/recovery.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/progress.h"
+#include "innodb/crc32c.h"
+#include "innodb/recv.h"
+#include "innodb/redo.h"
+#include "innodb/spaces.h"
+
+#define WINDOW (4u << 20)
+#define LOG_NAME "ib_logfile0"
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The log being read. */
+typedef struct logrd {
+	int fd;
+	char path[4096];
+	redo_log_info info;
+	uint8_t *buf;     /* window */
+	size_t have;      /* bytes in buf */
+	size_t pos;       /* parse position in buf */
+	uint64_t buf_lsn; /* LSN of buf[0] */
+	uint64_t file_end_lsn; /* LSN just past the last byte of the file */
+	bool found_checkpoint;
+} logrd;
+
+static int log_open(logrd *l, const char *dir, xb_error *err)
+{
+	snprintf(l->path, sizeof l->path, "%s/%s", dir, LOG_NAME);
+	l->fd = open(l->path, O_RDONLY | O_CLOEXEC);
+	if (l->fd < 0)
+		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_IO_READ, "cannot open %s: %s", l->path,
+				  strerror(errno));
+	uint8_t area[REDO_HEADER_SIZE];
+	struct stat st;
+	ssize_t n = fstat(l->fd, &st) ? -1 : pread(l->fd, area, sizeof area, 0);
+	if (n < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", l->path, strerror(errno));
+	int rc = redo_log_parse(area, (size_t)n, (uint64_t)st.st_size, l->path, &l->info, err);
+	if (rc)
+		return rc;
+	if (l->info.hdr.encrypted) {
+		xb_err_set(err, XB_E_REDO_FORMAT, "%s is an encrypted redo log: this version cannot decrypt it", l->path);
+		return xb_err_hint(err, "prepare this backup with mariabackup and the key management plugin");
+	}
+	uint64_t cp = l->info.cp.checkpoint_lsn;
+	if (cp - l->info.hdr.first_lsn > l->info.capacity)
+		return xb_err_set(err, XB_E_REDO_FORMAT, "%s: checkpoint LSN %llu is outside the log", l->path,
+				  (unsigned long long)cp);
+	l->file_end_lsn = l->info.hdr.first_lsn + l->info.capacity;
+	l->buf = malloc(WINDOW);
+	if (!l->buf)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	l->buf_lsn = cp;
+	return 0;
+}
+
+/* Slide the window so that at least REDO_MTR_SIZE_MAX + 16 bytes are ahead of pos (or the file ends). */
+static int log_fill(logrd *l, uint64_t *ns, xb_error *err)
+{
+	size_t ahead = l->have - l->pos;
+	if (ahead >= REDO_MTR_SIZE_MAX + 16)
+		return 0;
+	uint64_t next_lsn = l->buf_lsn + l->have;
+	if (next_lsn >= l->file_end_lsn)
+		return 0;
+	uint64_t t = now_ns();
+	memmove(l->buf, l->buf + l->pos, ahead);
+	l->buf_lsn += l->pos;
+	l->pos = 0;
+	l->have = ahead;
+	size_t want = WINDOW - l->have;
+	if (want > l->file_end_lsn - next_lsn)
+		want = (size_t)(l->file_end_lsn - next_lsn);
+	off_t off = (off_t)redo_lsn_to_offset(next_lsn, l->info.hdr.first_lsn, l->info.capacity);
+	while (want) {
+		ssize_t k = pread(l->fd, l->buf + l->have, want, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return xb_err_set(err, XB_E_IO_READ, "cannot read %s at offset %lld: %s", l->path, (long long)off,
+					  strerror(errno));
+		if (k == 0)
+			break;
+		l->have += (size_t)k;
+		want -= (size_t)k;
+		off += k;
+	}
+	*ns += now_ns() - t;
+	return 0;
+}
+
+static void on_file_rec(void *ctx, const redo_file_rec *rec)
+{
+	logrd *l = ctx;
+	if (rec->op == REDO_FILE_CHECKPOINT && rec->checkpoint_lsn == l->info.cp.checkpoint_lsn)
+		l->found_checkpoint = true;
+}
+
+/* The log ended at lsn for the reason in m: fine at or after the promised end, an error before it. */
+static int log_end(const logrd *l, const recovery_opts *o, uint64_t lsn, const char *why, xb_error *err)
+{
+	if (o->expect_end_lsn && lsn < o->expect_end_lsn) {
+		xb_err_set(err, XB_E_REDO_CORRUPT,
+			   "%s ends at LSN %llu (file offset %llu: %s) but xtrabackup_checkpoints says the copy reaches "
+			   "LSN %llu",
+			   l->path, (unsigned long long)lsn,
+			   (unsigned long long)redo_lsn_to_offset(lsn, l->info.hdr.first_lsn, l->info.capacity), why,
+			   (unsigned long long)o->expect_end_lsn);
+		return xb_err_hint(err, "the redo copy is truncated or damaged; copy the backup again or take a new one");
+	}
+	if (!l->found_checkpoint && lsn > l->info.cp.end_lsn) {
+		xb_err_set(err, XB_E_REDO_CORRUPT, "%s: no FILE_CHECKPOINT for the checkpoint at LSN %llu before LSN %llu",
+			   l->path, (unsigned long long)l->info.cp.checkpoint_lsn, (unsigned long long)lsn);
+		return xb_err_hint(err, "the redo copy is damaged; take a new backup");
+	}
+	return 0;
+}
+
+static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_stats *st, volatile uint64_t *prog,
+		       xb_error *err)
+{
+	if (!r->n_pages && !r->batch_mtrs)
+		return 0;
+	recover_opts ro = {.threads = o->threads, .compression_level = o->compression_level, .progress = prog};
+	uint64_t t = now_ns();
+	xb_info("applying batch %llu: LSN %llu to %llu, %zu pages, %.1f MiB of records", (unsigned long long)st->batches + 1,
+		(unsigned long long)r->batch_first_lsn, (unsigned long long)r->batch_end_lsn, r->n_pages,
+		(double)recv_bytes(r) / 1048576.0);
+	int rc = recover_batch(r, sp, &ro, &st->apply, err);
+	st->ns_apply_wall += now_ns() - t;
+	st->batches++;
+	recv_batch_reset(r);
+	return rc;
+}
+
+/* Parse the whole log, applying a batch whenever the collector is full. */
+static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o, recovery_stats *st,
+			   volatile uint64_t *prog, xb_error *err)
+{
+	uint64_t lsn = l->info.cp.checkpoint_lsn;
+	char why[200];
+	for (;;) {
+		int rc = log_fill(l, &st->ns_read_log, err);
+		if (rc)
+			return rc;
+		uint64_t t = now_ns();
+		redo_mtr m;
+		int s = redo_parse_mtr(l->buf + l->pos, l->have - l->pos, lsn, l->info.hdr.first_lsn, l->info.capacity,
+				       false, &m, on_file_rec, l);
+		if (s == REDO_MTR_NEED_MORE && l->buf_lsn + l->have < l->file_end_lsn)
+			return xb_err_set(err, XB_E_INTERNAL, "log window too small at LSN %llu", (unsigned long long)lsn);
+		if (s == REDO_MTR_NEED_MORE || s == REDO_MTR_END) {
+			st->ns_parse += now_ns() - t;
+			st->end_lsn = lsn;
+			return log_end(l, o, lsn, s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction",
+				       err);
+		}
+		if (s == REDO_MTR_CORRUPT) {
+			xb_err_set(err, XB_E_REDO_CORRUPT, "%s: malformed mini-transaction at LSN %llu: %s", l->path,
+				   (unsigned long long)lsn, m.why);
+			return xb_err_hint(err, "the redo copy is damaged; take a new backup");
+		}
+		if (recv_add_mtr(r, l->buf + l->pos, m.records_len, lsn, m.end_lsn, why, sizeof why)) {
+			xb_err_set(err, XB_E_REDO_CORRUPT, "%s: mini-transaction at LSN %llu: %s", l->path,
+				   (unsigned long long)lsn, why);
+			return xb_err_hint(err, "the redo copy is damaged; take a new backup");
+		}
+		st->ns_parse += now_ns() - t;
+		if (prog)
+			__atomic_add_fetch(prog, m.len, __ATOMIC_RELAXED);
+		l->pos += m.len;
+		lsn = m.end_lsn;
+		if (recv_full(r) && (rc = apply_batch(r, sp, o, st, prog, err)))
+			return rc;
+	}
+}
+
+/* The log mariabackup leaves after --prepare: checkpoint at end - 16 and one FILE_CHECKPOINT mtr. */
+static int write_empty_log(const char *dir, uint64_t end_lsn, xb_error *err)
+{
+	uint64_t cp = end_lsn - 16;
+	uint8_t *b = calloc(1, REDO_HEADER_SIZE + 16);
+	if (!b)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	redo_build_backup_header(b, cp, cp, REDO_BACKUP_CREATOR);
+	uint8_t *m = b + REDO_HEADER_SIZE;
+	m[0] = 0xfa; /* FILE_CHECKPOINT, length 10: space 0, page 0, 8-byte LSN */
+	for (int i = 0; i < 8; i++)
+		m[3 + i] = (uint8_t)(cp >> (56 - 8 * i));
+	m[11] = 1; /* termination byte: sequence bit of the first pass */
+	uint32_t c = crc32c(m, 11);
+	for (int i = 0; i < 4; i++)
+		m[12 + i] = (uint8_t)(c >> (24 - 8 * i));
+	char tmp[4096], path[4096];
+	snprintf(tmp, sizeof tmp, "%s/%s.xbtmp", dir, LOG_NAME);
+	snprintf(path, sizeof path, "%s/%s", dir, LOG_NAME);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int rc = 0;
+	if (fd < 0 || write(fd, b, REDO_HEADER_SIZE + 16) != REDO_HEADER_SIZE + 16 || fsync(fd))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	if (!rc && rename(tmp, path))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		if (fsync(dfd))
+			rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", dir, strerror(errno));
+		close(dfd);
+	}
+	return rc;
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	const recovery_space_stat *x = a, *y = b;
+	return x->records < y->records ? 1 : x->records > y->records ? -1 : 0;
+}
+
+/* The tablespaces with the most records (partial selection, then sorted). */
+static void top_spaces(const recv *r, const spaces *sp, recovery_stats *st)
+{
+	st->n_top = 0;
+	for (size_t i = 0; i < r->cap_spaces; i++) {
+		const recv_space *rs = &r->spaces[i];
+		if (!rs->used || !rs->records)
+			continue;
+		int k = st->n_top;
+		if (k == RECOVERY_TOP_SPACES) {
+			k = RECOVERY_TOP_SPACES - 1;
+			for (int j = 0; j < RECOVERY_TOP_SPACES; j++)
+				if (st->top[j].records < st->top[k].records)
+					k = j;
+			if (st->top[k].records >= rs->records)
+				continue;
+		} else {
+			st->n_top++;
+		}
+		recovery_space_stat *t = &st->top[k];
+		t->space_id = rs->space_id;
+		t->records = rs->records;
+		t->bytes = rs->record_bytes;
+		const space_file *f = spaces_find(sp, rs->space_id);
+		snprintf(t->name, sizeof t->name, "%s", f ? f->rel : rs->name ? rs->name : "(no file)");
+	}
+	qsort(st->top, (size_t)st->n_top, sizeof st->top[0], cmp_top);
+}
+
+int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
+{
+	uint64_t t0 = now_ns();
+	memset(st, 0, sizeof *st);
+	logrd l;
+	memset(&l, 0, sizeof l);
+	l.fd = -1;
+	recv r;
+	spaces sp;
+	memset(&sp, 0, sizeof sp);
+	xb_progress *prog = NULL;
+	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + WINDOW;
+	st->budget = o->use_memory > io + (8u << 20) ? o->use_memory - io : (8u << 20);
+	st->threads = o->threads < 1 ? 1 : o->threads;
+	int rc = recv_init(&r, st->budget) ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
+	if (!rc)
+		rc = log_open(&l, o->dir, err);
+	if (!rc)
+		rc = spaces_scan(&sp, o->dir, o->data_file_path, err);
+	if (!rc) {
+		st->checkpoint_lsn = l.info.cp.checkpoint_lsn;
+		xb_info("redo log %s: checkpoint LSN %llu, %llu bytes of records to read, up to %.0f MiB held at once",
+			l.path, (unsigned long long)st->checkpoint_lsn,
+			(unsigned long long)(l.file_end_lsn - st->checkpoint_lsn), (double)st->budget / 1048576.0);
+		xb_info("%zu tablespaces in %s", sp.n, o->dir);
+		if (xb_progress_start(&prog, o->progress ? o->progress : "auto", "prepare", NULL, NULL, NULL) == 0)
+			xb_progress_add_total(prog, 2 * (l.file_end_lsn - st->checkpoint_lsn));
+	}
+	volatile uint64_t *pc = prog ? xb_progress_counter(prog) : NULL;
+	if (!rc)
+		rc = parse_and_apply(&l, &r, &sp, o, st, pc, err);
+	if (!rc)
+		rc = apply_batch(&r, &sp, o, st, pc, err);
+	if (prog)
+		xb_progress_stop(prog);
+	if (!rc) {
+		uint64_t t = now_ns();
+		rc = spaces_sync(&sp, err);
+		st->ns_fsync = now_ns() - t;
+	}
+	if (!rc)
+		rc = write_empty_log(o->dir, st->end_lsn, err);
+	st->log_bytes = st->end_lsn > st->checkpoint_lsn ? st->end_lsn - st->checkpoint_lsn : 0;
+	st->mtrs = r.mtrs;
+	st->records = r.records;
+	st->parsed = r.parsed;
+	memcpy(st->file_records, r.file_records, sizeof st->file_records);
+	st->peak_recv_bytes = r.peak_bytes;
+	top_spaces(&r, &sp, st);
+	recv_free(&r);
+	spaces_free(&sp);
+	if (l.fd >= 0)
+		close(l.fd);
+	free(l.buf);
+	st->ns_total = now_ns() - t0;
+	return rc;
+}

@@ -1,0 +1,59 @@
+/*
+ * recovery.h - crash recovery of a backup directory: the InnoDB part of
+ * --prepare.
+ *
+ * recovery_run() reads the backup's redo copy (ib_logfile0) from its
+ * checkpoint to its end, collects page records (recv.h) until the memory
+ * budget is reached, applies each batch to the tablespace files (recover.h),
+ * fsyncs them, and finally replaces the log with the small, logically empty
+ * one mariabackup leaves (header, checkpoint at end - 16, one FILE_CHECKPOINT
+ * mini-transaction), so the server finds nothing to recover. Everything it
+ * measured goes into recovery_stats.
+ */
+#ifndef XB_INNODB_RECOVERY_H
+#define XB_INNODB_RECOVERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "innodb/apply.h"
+#include "innodb/recover.h"
+
+#define RECOVERY_TOP_SPACES 10
+
+typedef struct recovery_opts {
+	const char *dir;            /* the backup directory */
+	const char *data_file_path; /* innodb_data_file_path from backup-my.cnf, NULL for the default */
+	size_t use_memory;          /* bytes recovery may hold (--use-memory) */
+	int threads;                /* apply threads */
+	int compression_level;      /* page_compressed zlib level */
+	uint64_t expect_end_lsn;    /* last_lsn of xtrabackup_checkpoints (0: unknown) */
+	const char *progress;       /* --progress mode */
+} recovery_opts;
+
+typedef struct recovery_space_stat {
+	uint32_t space_id;
+	char name[256];
+	uint64_t records, bytes;
+} recovery_space_stat;
+
+typedef struct recovery_stats {
+	uint64_t checkpoint_lsn;    /* where recovery started */
+	uint64_t end_lsn;           /* end of the log */
+	uint64_t log_bytes;         /* end_lsn - checkpoint_lsn */
+	uint64_t mtrs, records, batches;
+	uint64_t file_records[5];   /* FILE_CREATE, DELETE, RENAME, MODIFY, CHECKPOINT */
+	apply_stats parsed;         /* page records parsed, by kind */
+	recover_stats apply;        /* what the apply phase did */
+	uint64_t ns_read_log, ns_parse, ns_apply_wall, ns_fsync, ns_total;
+	size_t peak_recv_bytes;     /* most memory held by collected records */
+	size_t budget;              /* the record budget derived from use_memory */
+	int threads;
+	recovery_space_stat top[RECOVERY_TOP_SPACES];
+	int n_top;
+} recovery_stats;
+
+int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err);
+
+#endif

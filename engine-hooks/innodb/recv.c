@@ -1,0 +1,535 @@
+/*
+ * recv.c - split mini-transactions into per-page entries for recovery.
+ *
+ * recv_add_mtr() walks an mtr's records twice. The first pass finds the page
+ * of every record (a record with a page identifier starts a page, same_page
+ * records continue it), counts the bytes each page gets in this mtr, applies
+ * the discard rules of FREE_PAGE/INIT_PAGE and TRIM_PAGES, and notes file
+ * records and page-0 size/flag writes in the tablespace table. The second
+ * pass allocates one entry per page from the arena and copies the kept
+ * records into it in log order. Pages are found through an open-addressing
+ * hash of (space, page) holding indexes into a dense array, so growing the
+ * array never invalidates the hash. Spec sections 2.2-2.7 and 3.1.
+ */
+#include "innodb/recv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "innodb/redo.h"
+
+#define CHUNK_SIZE (1u << 20)
+#define NO_PAGE UINT32_MAX
+#define FSP_SIZE_OFS 46u
+#define FSP_FLAGS_OFS 54u
+
+struct recv_chunk {
+	recv_chunk *next;
+	size_t used, size;
+	uint8_t mem[];
+};
+
+static inline uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* ---- arena */
+
+static void *arena_alloc(recv *r, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	recv_chunk *c = r->chunks;
+	if (!c || c->size - c->used < n) {
+		size_t sz = n > CHUNK_SIZE - sizeof *c ? n + sizeof *c : CHUNK_SIZE;
+		c = malloc(sz);
+		if (!c)
+			return NULL;
+		c->size = sz - sizeof *c;
+		c->used = 0;
+		c->next = r->chunks;
+		r->chunks = c;
+		r->arena_bytes += sz;
+	}
+	void *p = c->mem + c->used;
+	c->used += n;
+	return p;
+}
+
+static void arena_free(recv *r)
+{
+	while (r->chunks) {
+		recv_chunk *n = r->chunks->next;
+		free(r->chunks);
+		r->chunks = n;
+	}
+	r->arena_bytes = 0;
+}
+
+/* ---- page table */
+
+static inline size_t page_hash(uint32_t space, uint32_t page, size_t mask)
+{
+	uint64_t k = ((uint64_t)space << 32 | page) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(k >> 29) & mask;
+}
+
+static int grow_slots(recv *r)
+{
+	size_t n = r->n_slots ? r->n_slots * 2 : 4096;
+	uint32_t *s = calloc(n, sizeof *s);
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < r->n_pages; i++) {
+		size_t h = page_hash(r->pages[i].space_id, r->pages[i].page_no, n - 1);
+		while (s[h])
+			h = (h + 1) & (n - 1);
+		s[h] = (uint32_t)i + 1;
+	}
+	free(r->slots);
+	r->slots = s;
+	r->n_slots = n;
+	return 0;
+}
+
+/* Index of the page in pages[], created when absent; NO_PAGE when out of memory. */
+static uint32_t page_get(recv *r, uint32_t space, uint32_t page)
+{
+	if ((r->n_pages + 1) * 2 > r->n_slots && grow_slots(r))
+		return NO_PAGE;
+	size_t mask = r->n_slots - 1, h = page_hash(space, page, mask);
+	while (r->slots[h]) {
+		recv_page *p = &r->pages[r->slots[h] - 1];
+		if (p->space_id == space && p->page_no == page)
+			return r->slots[h] - 1;
+		h = (h + 1) & mask;
+	}
+	if (r->n_pages == r->cap_pages) {
+		size_t n = r->cap_pages ? r->cap_pages * 2 : 1024;
+		recv_page *np = realloc(r->pages, n * sizeof *np);
+		if (!np)
+			return NO_PAGE;
+		r->pages = np;
+		r->cap_pages = n;
+	}
+	recv_page *p = &r->pages[r->n_pages];
+	memset(p, 0, sizeof *p);
+	p->space_id = space;
+	p->page_no = page;
+	r->slots[h] = (uint32_t)r->n_pages + 1;
+	return (uint32_t)r->n_pages++;
+}
+
+/* ---- tablespace table */
+
+recv_space *recv_space_find(const recv *r, uint32_t space_id)
+{
+	if (!r->cap_spaces)
+		return NULL;
+	size_t mask = r->cap_spaces - 1, h = page_hash(space_id, 0, mask);
+	while (r->spaces[h].used) {
+		if (r->spaces[h].space_id == space_id)
+			return &r->spaces[h];
+		h = (h + 1) & mask;
+	}
+	return NULL;
+}
+
+static recv_space *space_get(recv *r, uint32_t space_id)
+{
+	recv_space *s = recv_space_find(r, space_id);
+	if (s)
+		return s;
+	if ((r->n_spaces + 1) * 2 > r->cap_spaces) {
+		size_t n = r->cap_spaces ? r->cap_spaces * 2 : 256;
+		recv_space *ns = calloc(n, sizeof *ns);
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < r->cap_spaces; i++) {
+			if (!r->spaces[i].used)
+				continue;
+			size_t h = page_hash(r->spaces[i].space_id, 0, n - 1);
+			while (ns[h].used)
+				h = (h + 1) & (n - 1);
+			ns[h] = r->spaces[i];
+		}
+		free(r->spaces);
+		r->spaces = ns;
+		r->cap_spaces = n;
+	}
+	size_t mask = r->cap_spaces - 1, h = page_hash(space_id, 0, mask);
+	while (r->spaces[h].used)
+		h = (h + 1) & mask;
+	s = &r->spaces[h];
+	memset(s, 0, sizeof *s);
+	s->used = true;
+	s->space_id = space_id;
+	r->n_spaces++;
+	return s;
+}
+
+static int set_name(char **dst, const uint8_t *s, size_t n)
+{
+	char *c = malloc(n + 1);
+	if (!c)
+		return -1;
+	memcpy(c, s, n);
+	c[n] = 0;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+/* ---- lifecycle */
+
+int recv_init(recv *r, size_t budget)
+{
+	memset(r, 0, sizeof *r);
+	r->budget = budget;
+	return grow_slots(r);
+}
+
+void recv_free(recv *r)
+{
+	arena_free(r);
+	free(r->pages);
+	free(r->slots);
+	for (size_t i = 0; i < r->cap_spaces; i++) {
+		free(r->spaces[i].name);
+		free(r->spaces[i].first_name);
+	}
+	free(r->spaces);
+	free(r->rec_page);
+	free(r->rec_off);
+	memset(r, 0, sizeof *r);
+}
+
+size_t recv_bytes(const recv *r)
+{
+	return r->arena_bytes + r->cap_pages * sizeof(recv_page) + r->n_slots * sizeof(uint32_t);
+}
+
+void recv_batch_reset(recv *r)
+{
+	arena_free(r);
+	r->n_pages = 0;
+	if (r->n_slots)
+		memset(r->slots, 0, r->n_slots * sizeof *r->slots);
+	for (size_t i = 0; i < r->cap_spaces; i++)
+		r->spaces[i].trimmed = false;
+	r->batch_first_lsn = r->batch_end_lsn = 0;
+	r->batch_mtrs = 0;
+}
+
+static int cmp_page(const void *a, const void *b)
+{
+	const recv_page *x = *(recv_page *const *)a, *y = *(recv_page *const *)b;
+	if (x->space_id != y->space_id)
+		return x->space_id < y->space_id ? -1 : 1;
+	return x->page_no < y->page_no ? -1 : x->page_no > y->page_no;
+}
+
+recv_page **recv_sorted_pages(recv *r, size_t *n)
+{
+	recv_page **v = malloc((r->n_pages ? r->n_pages : 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < r->n_pages; i++)
+		if (r->pages[i].first)
+			v[k++] = &r->pages[i];
+	qsort(v, k, sizeof *v, cmp_page);
+	*n = k;
+	return v;
+}
+
+/* ---- splitting an mtr */
+
+__attribute__((format(printf, 3, 4))) static int fail(char *why, size_t whylen, const char *fmt, ...)
+{
+	if (why && whylen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int reserve_recs(recv *r, size_t n)
+{
+	if (n <= r->cap_recs)
+		return 0;
+	size_t c = r->cap_recs ? r->cap_recs : 256;
+	while (c < n)
+		c *= 2;
+	uint32_t *a = realloc(r->rec_page, c * sizeof *a);
+	if (!a)
+		return -1;
+	r->rec_page = a;
+	uint32_t *b = realloc(r->rec_off, c * sizeof *b);
+	if (!b)
+		return -1;
+	r->rec_off = b;
+	r->cap_recs = c;
+	return 0;
+}
+
+/* One decoded record header. */
+typedef struct rec_hdr {
+	size_t start, body, end; /* offsets: first byte, after the length (and page id), one past the end */
+	uint8_t b;
+	bool has_id;
+	uint32_t space, page;
+} rec_hdr;
+
+static int read_hdr(const uint8_t *m, size_t len, size_t p, bool got_page, rec_hdr *h)
+{
+	h->start = p;
+	h->b = m[p++];
+	if (h->b & 15) {
+		h->end = h->start + 1 + (h->b & 15);
+	} else {
+		uint32_t v;
+		int vl = redo_varint_decode(m + p, len - p, &v);
+		if (vl <= 0 || vl > 3)
+			return -1;
+		p += (size_t)vl;
+		h->end = h->start + 16 + (size_t)v;
+	}
+	if (h->end > len)
+		return -1;
+	h->has_id = !((h->b & 0x80) && got_page);
+	if (h->has_id) {
+		int l1 = redo_varint_decode(m + p, h->end - p, &h->space);
+		if (l1 <= 0)
+			return -1;
+		p += (size_t)l1;
+		int l2 = redo_varint_decode(m + p, h->end - p, &h->page);
+		if (l2 <= 0)
+			return -1;
+		p += (size_t)l2;
+	}
+	h->body = p;
+	return 0;
+}
+
+/* A file record (FILE_CREATE/DELETE/RENAME/MODIFY/CHECKPOINT). */
+static int file_record(recv *r, const uint8_t *m, const rec_hdr *h, uint64_t lsn)
+{
+	int type = h->b & 0xF0;
+	if (type == 0xF0) {
+		r->file_records[4]++;
+		return 0;
+	}
+	if (type < 0x80 || type > 0xB0 || h->space == 0)
+		return -1;
+	r->file_records[(type - 0x80) >> 4]++;
+	recv_space *s = space_get(r, h->space);
+	if (!s)
+		return -1;
+	const uint8_t *name = m + h->body;
+	size_t n = h->end - h->body;
+	if (type == 0xA0) { /* RENAME: old NUL new */
+		const uint8_t *nul = memchr(name, 0, n);
+		if (!nul)
+			return -1;
+		size_t a = (size_t)(nul - name);
+		if (!s->first_name && set_name(&s->first_name, name, a))
+			return -1;
+		name = nul + 1;
+		n -= a + 1;
+	} else if (!s->first_name && set_name(&s->first_name, name, n)) {
+		return -1;
+	}
+	if (type == 0x90) {
+		s->deleted = true;
+		s->deleted_lsn = lsn;
+		return 0;
+	}
+	if (type == 0x80) {
+		s->created = true;
+		s->deleted = false;
+	}
+	s->named_lsn = lsn;
+	return set_name(&s->name, name, n);
+}
+
+/* A WRITE to page 0 covering FSP_SIZE or FSP_SPACE_FLAGS; pos = its effective offset. */
+static void page0_write(recv *r, uint32_t space, const uint8_t *data, size_t n, size_t pos)
+{
+	recv_space *s = NULL;
+	if (pos <= FSP_SIZE_OFS && pos + n >= FSP_SIZE_OFS + 4 && (s = space_get(r, space))) {
+		s->has_size = true;
+		s->size = be32(data + FSP_SIZE_OFS - pos);
+	}
+	if (pos <= FSP_FLAGS_OFS && pos + n >= FSP_FLAGS_OFS + 4 && (s = s ? s : space_get(r, space))) {
+		s->has_flags = true;
+		s->flags = be32(data + FSP_FLAGS_OFS - pos);
+	}
+}
+
+/* Discard what earlier mtrs collected for the pages of an undo tablespace being truncated. */
+static void trim_space(recv *r, uint32_t space, uint32_t seq)
+{
+	for (size_t i = 0; i < r->n_pages; i++) {
+		recv_page *p = &r->pages[i];
+		if (p->space_id != space)
+			continue;
+		p->first = p->last = NULL;
+		p->n_entries = 0;
+		if (p->mtr_seq == seq)
+			continue;
+		p->init_lsn = 0;
+	}
+}
+
+/* Track the running offset of WRITE/MEMSET/MEMMOVE for the page-0 size rule. */
+static size_t advance_pos(const uint8_t *m, const rec_hdr *h, size_t pos, uint32_t page, recv *r)
+{
+	uint8_t t = h->b & 0x70;
+	if (t == 0x10 || t == 0x20)
+		return 24;
+	if (t != 0x30 && t != 0x40 && t != 0x50)
+		return pos;
+	uint32_t rel, n = 0;
+	int l = redo_varint_decode(m + h->body, h->end - h->body, &rel);
+	if (l <= 0)
+		return pos;
+	pos += rel;
+	if (t == 0x30) {
+		size_t k = h->end - h->body - (size_t)l;
+		if (page == 0)
+			page0_write(r, h->space, m + h->body + l, k, pos);
+		return pos + k;
+	}
+	if (redo_varint_decode(m + h->body + l, h->end - h->body - (size_t)l, &n) <= 0)
+		return pos;
+	return pos + n;
+}
+
+/* First pass: assign records to pages, apply the discard rules, count bytes. */
+static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, size_t *nrec, char *why,
+		       size_t whylen)
+{
+	bool got_page = false;
+	uint32_t cur = NO_PAGE, cur_space = 0, cur_page = 0;
+	size_t pos = 0, i = 0;
+	for (size_t p = 0; p < len; i++) {
+		rec_hdr h;
+		if (reserve_recs(r, i + 1))
+			return fail(why, whylen, "out of memory");
+		if (read_hdr(m, len, p, got_page, &h))
+			return fail(why, whylen, "malformed record at +%zu", p);
+		r->rec_off[i] = (uint32_t)p;
+		r->rec_page[i] = NO_PAGE;
+		p = h.end;
+		if (h.has_id && (h.b & 0x80)) { /* file record */
+			got_page = false;
+			if (file_record(r, m, &h, lsn))
+				return fail(why, whylen, "malformed file record at +%zu", h.start);
+			continue;
+		}
+		uint8_t t = h.b & 0x70;
+		uint8_t sub = (t == 0x20 && h.body < h.end) ? m[h.body] : 0;
+		int kind = apply_kind_of(h.b, sub);
+		if (kind < 0)
+			return fail(why, whylen, "unknown record %02x at +%zu", h.b, h.start);
+		if (h.has_id) {
+			got_page = true;
+			cur_space = h.space;
+			cur_page = h.page;
+			cur = NO_PAGE;
+			pos = 0;
+		}
+		h.space = cur_space;
+		h.page = cur_page;
+		r->records++;
+		r->parsed.count[kind]++;
+		r->parsed.bytes[kind] += h.end - h.start;
+		recv_space *s = space_get(r, cur_space);
+		if (!s)
+			return fail(why, whylen, "out of memory");
+		s->records++;
+		s->record_bytes += h.end - h.start;
+		if (!s->first_lsn)
+			s->first_lsn = lsn;
+		if (kind == APPLY_EXT_TRIM_PAGES) {
+			s->trimmed = true;
+			s->trim_size = cur_page;
+			s->trim_lsn = lsn;
+			trim_space(r, cur_space, r->seq);
+			continue; /* handled on the file, not on a page */
+		}
+		if (cur == NO_PAGE && (cur = page_get(r, cur_space, cur_page)) == NO_PAGE)
+			return fail(why, whylen, "out of memory");
+		recv_page *pg = &r->pages[cur];
+		if (pg->mtr_seq != r->seq) {
+			pg->mtr_seq = r->seq;
+			pg->mtr_len = 0;
+			pg->mtr_from = (uint32_t)i;
+			pg->mtr_entry = NULL;
+		}
+		if (kind == APPLY_FREE_PAGE || kind == APPLY_INIT_PAGE) {
+			pg->first = pg->last = NULL;
+			pg->n_entries = 0;
+			pg->init_lsn = lsn;
+			pg->mtr_len = 0;
+			pg->mtr_from = (uint32_t)i;
+		}
+		pos = advance_pos(m, &h, pos, cur_page, r);
+		pg->mtr_len += (uint32_t)(h.end - h.start);
+		r->rec_page[i] = cur;
+	}
+	*nrec = i;
+	return 0;
+}
+
+int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, uint64_t end_lsn, char *why,
+		 size_t whylen)
+{
+	size_t nrec = 0;
+	r->seq++;
+	if (split_pass1(r, recs, len, start_lsn, &nrec, why, whylen))
+		return -1;
+	for (size_t i = 0; i < nrec; i++) {
+		uint32_t pi = r->rec_page[i];
+		if (pi == NO_PAGE)
+			continue;
+		recv_page *pg = &r->pages[pi];
+		if (i < pg->mtr_from)
+			continue;
+		if (!pg->mtr_entry) {
+			recv_entry *e = arena_alloc(r, sizeof *e + pg->mtr_len);
+			if (!e)
+				return fail(why, whylen, "out of memory");
+			e->next = NULL;
+			e->start_lsn = start_lsn;
+			e->end_lsn = end_lsn;
+			e->len = pg->mtr_len;
+			pg->mtr_entry = e;
+			pg->mtr_fill = 0;
+			if (pg->last)
+				pg->last->next = e;
+			else
+				pg->first = e;
+			pg->last = e;
+			pg->n_entries++;
+		}
+		size_t a = r->rec_off[i], b = i + 1 < nrec ? r->rec_off[i + 1] : len;
+		memcpy(pg->mtr_entry->recs + pg->mtr_fill, recs + a, b - a);
+		pg->mtr_fill += (uint32_t)(b - a);
+	}
+	r->mtrs++;
+	r->batch_mtrs++;
+	r->log_bytes += end_lsn - start_lsn;
+	if (!r->batch_first_lsn)
+		r->batch_first_lsn = start_lsn;
+	r->batch_end_lsn = end_lsn;
+	size_t now = recv_bytes(r);
+	if (now > r->peak_bytes)
+		r->peak_bytes = now;
+	return 0;
+}

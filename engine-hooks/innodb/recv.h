@@ -1,0 +1,131 @@
+/*
+ * recv.h - collect the page records of a redo log range, page by page, for
+ * crash recovery ("prepare"), within a memory budget.
+ *
+ * Each mini-transaction handed to recv_add_mtr() is split by page: the
+ * records of one mtr for one page become one entry (start and end LSN and
+ * the record bytes, in log order) appended to that page's list. FREE_PAGE
+ * and INIT_PAGE discard everything collected for their page before them,
+ * records earlier in the same mtr included, and mark the page "not to be
+ * read": it is rebuilt from zero. TRIM_PAGES (undo truncation) discards
+ * what earlier mtrs collected for the undo tablespace. File records update
+ * a table of tablespace facts that lives across batches: names (CREATE,
+ * MODIFY, RENAME), drops (DELETE), creation, the size and flags last written
+ * to page 0 (FSP_SIZE, FSP_SPACE_FLAGS: files are extended to that size
+ * before apply) and truncation. Entries live in an arena of 1 MiB chunks;
+ * when the arena and the page table together reach the budget the caller
+ * applies the batch and calls recv_batch_reset(). Spec section 3.1.
+ */
+#ifndef XB_INNODB_RECV_H
+#define XB_INNODB_RECV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "innodb/apply.h"
+
+/* One entry: the records of one mtr for one page. */
+typedef struct recv_entry {
+	struct recv_entry *next;
+	uint64_t start_lsn; /* first byte of the mtr */
+	uint64_t end_lsn;   /* the mtr's end: the page LSN after it */
+	uint32_t len;       /* bytes in recs */
+	uint8_t recs[];
+} recv_entry;
+
+/* A page with entries in the current batch. */
+typedef struct recv_page {
+	uint32_t space_id;
+	uint32_t page_no;
+	recv_entry *first;  /* entries in LSN order; NULL after a discard */
+	recv_entry *last;
+	uint64_t init_lsn;  /* not 0: start LSN of the INIT_PAGE/FREE_PAGE entry; do not read the page */
+	uint32_t n_entries;
+	uint32_t mtr_seq;   /* internal: the mtr being split */
+	uint32_t mtr_len;   /* internal: bytes of this page in that mtr */
+	uint32_t mtr_from;  /* internal: first record of that mtr kept for this page */
+	uint32_t mtr_fill;  /* internal: bytes copied so far */
+	recv_entry *mtr_entry; /* internal */
+} recv_page;
+
+/* What the log says about one tablespace (kept across batches). */
+typedef struct recv_space {
+	uint32_t space_id;
+	char *name;            /* the server's latest name ("./db/t.ibd"), NULL when never named */
+	char *first_name;      /* the name it had when first seen in this log (before renames) */
+	uint64_t named_lsn;    /* LSN of the record that gave the name */
+	bool created;          /* FILE_CREATE seen */
+	bool deleted;          /* FILE_DELETE seen (and no later FILE_CREATE of the same id) */
+	uint64_t deleted_lsn;
+	bool has_size;         /* a WRITE covering FSP_SIZE of page 0 was seen */
+	uint32_t size;         /* its value: the size the file must have, in pages */
+	bool has_flags;
+	uint32_t flags;        /* last FSP_SPACE_FLAGS written */
+	bool trimmed;          /* TRIM_PAGES in the current batch: truncate to trim_size before apply */
+	uint32_t trim_size;
+	uint64_t trim_lsn;
+	uint64_t records;      /* page records for this tablespace (whole log) */
+	uint64_t record_bytes;
+	uint64_t first_lsn;    /* first mtr with a page record for it */
+	bool used;             /* slot in use (internal) */
+} recv_space;
+
+typedef struct recv_chunk recv_chunk;
+
+typedef struct recv {
+	/* the current batch */
+	recv_page *pages;      /* dense array; order is arrival order */
+	size_t n_pages, cap_pages;
+	uint32_t *slots;       /* open-addressing hash of page ids -> index+1 into pages */
+	size_t n_slots;
+	recv_chunk *chunks;    /* the arena */
+	size_t arena_bytes;    /* bytes allocated by the arena */
+	size_t budget;         /* recv_full() when arena + tables reach it */
+	uint64_t batch_first_lsn, batch_end_lsn; /* the mtrs this batch holds */
+	uint64_t batch_mtrs;
+	/* tablespaces (all batches) */
+	recv_space *spaces;
+	size_t n_spaces, cap_spaces;
+	/* totals (all batches) */
+	uint64_t mtrs, records, log_bytes;
+	apply_stats parsed;    /* page records parsed, by kind */
+	uint64_t file_records[5]; /* FILE_CREATE, DELETE, RENAME, MODIFY, CHECKPOINT */
+	size_t peak_bytes;     /* largest recv_bytes() seen */
+	/* scratch for splitting one mtr */
+	uint32_t *rec_page;    /* per record: index into pages, UINT32_MAX for non-page records */
+	uint32_t *rec_off;     /* per record: start offset in the mtr */
+	size_t cap_recs;
+	uint32_t seq;
+} recv;
+
+/* budget: bytes the batch may hold (arena + page table). */
+int recv_init(recv *r, size_t budget);
+void recv_free(recv *r);
+
+/* Add one CRC-valid mtr: recs = its records (records_len bytes, without the
+ * termination byte and CRC), LSNs start..end. Returns 0, or -1 with why when
+ * the records break the format (the mtr is then not added) or memory runs out. */
+int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, uint64_t end_lsn, char *why,
+		 size_t whylen);
+
+/* Memory the batch holds now. */
+size_t recv_bytes(const recv *r);
+
+/* True when the batch has reached its budget: apply it before adding more. */
+static inline bool recv_full(const recv *r)
+{
+	return recv_bytes(r) >= r->budget;
+}
+
+/* Forget the batch's pages and entries (tablespace facts and totals stay). */
+void recv_batch_reset(recv *r);
+
+/* The batch's pages with at least one entry, sorted by (space_id, page_no).
+ * The array is malloc'ed (caller frees); *n receives its length. NULL only when out of memory. */
+recv_page **recv_sorted_pages(recv *r, size_t *n);
+
+/* The facts about a tablespace, NULL when the log never mentioned it. */
+recv_space *recv_space_find(const recv *r, uint32_t space_id);
+
+#endif

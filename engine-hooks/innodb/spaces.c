@@ -1,0 +1,367 @@
+/*
+ * spaces.c - find, identify and open the tablespace files of a backup.
+ *
+ * The scan reads the first 64 KiB of each candidate file (page 0 is at offset
+ * 0 whatever the page size), parses page 0 and stores the file in a hash
+ * keyed by space id. The system tablespace's parts come from the
+ * innodb_data_file_path syntax (name:size[:autoextend];...); their page
+ * counts are taken from the files' actual sizes, and only the last part is
+ * ever extended. Everything else is plain POSIX I/O.
+ */
+#include "innodb/spaces.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PAGE0_READ 65536u
+
+static size_t id_hash(uint32_t id, size_t mask)
+{
+	return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 29) & mask;
+}
+
+static int grow(spaces *s)
+{
+	size_t n = s->cap ? s->cap * 2 : 256;
+	space_file *v = calloc(n, sizeof *v);
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->v[i].used)
+			continue;
+		size_t h = id_hash(s->v[i].space_id, n - 1);
+		while (v[h].used)
+			h = (h + 1) & (n - 1);
+		v[h] = s->v[i];
+	}
+	free(s->v);
+	s->v = v;
+	s->cap = n;
+	return 0;
+}
+
+space_file *spaces_find(const spaces *s, uint32_t space_id)
+{
+	if (!s->cap)
+		return NULL;
+	size_t mask = s->cap - 1, h = id_hash(space_id, mask);
+	while (s->v[h].used) {
+		if (s->v[h].space_id == space_id)
+			return &s->v[h];
+		h = (h + 1) & mask;
+	}
+	return NULL;
+}
+
+static void file_free(space_file *f)
+{
+	for (int i = 0; i < f->n_parts; i++) {
+		if (f->part[i].fd >= 0)
+			close(f->part[i].fd);
+		free(f->part[i].path);
+	}
+	free(f->rel);
+}
+
+void spaces_free(spaces *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->v[i].used)
+			file_free(&s->v[i]);
+	for (size_t i = 0; i < s->n_unknown; i++)
+		file_free(&s->unknown[i]);
+	free(s->v);
+	free(s->unknown);
+	free(s->dir);
+	memset(s, 0, sizeof *s);
+}
+
+static int add(spaces *s, const space_file *f, xb_error *err)
+{
+	space_file *old = spaces_find(s, f->space_id);
+	if (old)
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "%s and %s both hold tablespace %u", old->rel, f->rel,
+				  f->space_id);
+	if ((s->n + 1) * 2 > s->cap && grow(s))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	size_t mask = s->cap - 1, h = id_hash(f->space_id, mask);
+	while (s->v[h].used)
+		h = (h + 1) & mask;
+	s->v[h] = *f;
+	s->v[h].used = true;
+	s->n++;
+	return 0;
+}
+
+static int add_unknown(spaces *s, const space_file *f, xb_error *err)
+{
+	space_file *v = realloc(s->unknown, (s->n_unknown + 1) * sizeof *v);
+	if (!v)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	s->unknown = v;
+	s->unknown[s->n_unknown++] = *f;
+	return 0;
+}
+
+/* Read page 0 of path into f (one part). Returns 0 identified, 1 not identifiable, else an error. */
+static int probe(const char *path, const char *rel, space_file *f, xb_error *err)
+{
+	memset(f, 0, sizeof *f);
+	f->part[0].fd = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
+	struct stat st;
+	uint8_t *buf = malloc(PAGE0_READ);
+	ssize_t n = buf && fstat(fd, &st) == 0 ? pread(fd, buf, PAGE0_READ, 0) : -1;
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(saved));
+	}
+	f->part[0].path = strdup(path);
+	f->rel = strdup(rel);
+	f->n_parts = 1;
+	xb_error perr;
+	int rc = innodb_page0_parse(buf, (size_t)n, &f->info, &perr);
+	free(buf);
+	if (!f->part[0].path || !f->rel)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	if (rc)
+		return 1;
+	f->space_id = f->info.space_id;
+	f->identified = true;
+	f->part[0].n_pages = (uint64_t)st.st_size / f->info.physical_size;
+	return 0;
+}
+
+static bool is_undo_name(const char *n)
+{
+	return !strncmp(n, "undo", 4) && strlen(n) == 7 && strspn(n + 4, "0123456789") == 3;
+}
+
+static bool ends_with(const char *n, const char *suf)
+{
+	size_t a = strlen(n), b = strlen(suf);
+	return a > b && !strcmp(n + a - b, suf);
+}
+
+static int scan_file(spaces *s, const char *rel, xb_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", s->dir, rel);
+	space_file f;
+	int rc = probe(path, rel, &f, err);
+	if (rc == 0)
+		rc = add(s, &f, err);
+	else if (rc == 1)
+		rc = add_unknown(s, &f, err);
+	if (rc)
+		file_free(&f);
+	return rc;
+}
+
+/* The system tablespace: parts from the data file path, page 0 in the first. */
+static int scan_system(spaces *s, const char *spec, xb_error *err)
+{
+	char *copy = strdup(spec ? spec : "ibdata1:12M:autoextend"), *save = NULL;
+	if (!copy)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	space_file f;
+	memset(&f, 0, sizeof f);
+	int rc = 0;
+	for (char *tok = strtok_r(copy, ";", &save); tok && !rc; tok = strtok_r(NULL, ";", &save)) {
+		char *colon = strchr(tok, ':');
+		if (colon)
+			*colon = 0;
+		if (!*tok)
+			continue;
+		if (f.n_parts == 0) {
+			char path[4096];
+			snprintf(path, sizeof path, "%s/%s", s->dir, tok);
+			if (access(path, F_OK))
+				break; /* no system tablespace: reported when the log needs it */
+			rc = probe(path, tok, &f, err);
+			if (rc == 1)
+				rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: page 0 of the system tablespace is not valid",
+						path);
+			continue;
+		}
+		if (f.n_parts == SPACES_MAX_PARTS) {
+			rc = xb_err_set(err, XB_E_USAGE, "innodb_data_file_path has more than %d files", SPACES_MAX_PARTS);
+			break;
+		}
+		space_part *p = &f.part[f.n_parts];
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", s->dir, tok);
+		struct stat st;
+		if (stat(path, &st)) {
+			rc = xb_err_set(err, XB_E_MISSING_FILE, "system tablespace file %s is missing", path);
+			break;
+		}
+		p->fd = -1;
+		p->path = strdup(path);
+		p->first_page = f.part[f.n_parts - 1].first_page + f.part[f.n_parts - 1].n_pages;
+		p->n_pages = (uint64_t)st.st_size / f.info.physical_size;
+		f.n_parts++;
+	}
+	free(copy);
+	if (!rc && f.n_parts)
+		rc = add(s, &f, err);
+	if (rc && f.n_parts)
+		file_free(&f);
+	return rc;
+}
+
+int spaces_scan(spaces *s, const char *dir, const char *data_file_path, xb_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->dir = strdup(dir);
+	if (!s->dir || grow(s))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	int rc = scan_system(s, data_file_path, err);
+	DIR *d = rc ? NULL : opendir(dir);
+	if (!rc && !d)
+		return xb_err_set(err, XB_E_TARGET, "cannot read directory %s: %s", dir, strerror(errno));
+	struct dirent *e;
+	while (!rc && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (is_undo_name(e->d_name) || ends_with(e->d_name, ".ibd")) {
+			rc = scan_file(s, e->d_name, err);
+			continue;
+		}
+		char sub[4096];
+		snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(sub, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		DIR *d2 = opendir(sub);
+		if (!d2)
+			return closedir(d), xb_err_set(err, XB_E_IO_READ, "cannot read directory %s: %s", sub,
+							 strerror(errno));
+		struct dirent *e2;
+		while (!rc && (e2 = readdir(d2))) {
+			if (e2->d_name[0] == '.' || !ends_with(e2->d_name, ".ibd"))
+				continue;
+			char rel[4096];
+			snprintf(rel, sizeof rel, "%s/%s", e->d_name, e2->d_name);
+			rc = scan_file(s, rel, err);
+		}
+		closedir(d2);
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+space_file *spaces_claim(spaces *s, uint32_t space_id, const char *server_name, uint32_t flags)
+{
+	if (!server_name)
+		return NULL;
+	const char *n = server_name;
+	if (!strncmp(n, "./", 2))
+		n += 2;
+	for (size_t i = 0; i < s->n_unknown; i++) {
+		space_file *f = &s->unknown[i];
+		if (strcmp(f->rel, n))
+			continue;
+		innodb_space_info info;
+		memset(&info, 0, sizeof info);
+		if (!innodb_flags_decode(flags, &info))
+			return NULL;
+		space_file g = *f;
+		g.info = info;
+		g.info.space_id = space_id;
+		g.space_id = space_id;
+		struct stat st;
+		g.part[0].n_pages = stat(g.part[0].path, &st) ? 0 : (uint64_t)st.st_size / info.physical_size;
+		if (add(s, &g, NULL))
+			return NULL;
+		s->unknown[i] = s->unknown[--s->n_unknown];
+		return spaces_find(s, space_id);
+	}
+	return NULL;
+}
+
+static int open_part(space_part *p, xb_error *err)
+{
+	if (p->fd >= 0)
+		return 0;
+	p->fd = open(p->path, O_RDWR | O_CLOEXEC);
+	if (p->fd < 0)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot open %s for writing: %s", p->path, strerror(errno));
+	return 0;
+}
+
+int spaces_locate(space_file *f, uint64_t page_no, int *fd, off_t *off, uint64_t *run_max, xb_error *err)
+{
+	int i = f->n_parts - 1;
+	while (i > 0 && page_no < f->part[i].first_page)
+		i--;
+	space_part *p = &f->part[i];
+	int rc = open_part(p, err);
+	if (rc)
+		return rc;
+	uint64_t rel = page_no - p->first_page;
+	*fd = p->fd;
+	*off = (off_t)(rel * f->info.physical_size);
+	*run_max = i == f->n_parts - 1 ? UINT64_MAX : p->n_pages - rel;
+	return 0;
+}
+
+uint64_t spaces_size_pages(const space_file *f)
+{
+	const space_part *p = &f->part[f->n_parts - 1];
+	return p->first_page + p->n_pages;
+}
+
+static int resize(space_file *f, uint64_t n_pages, bool shrink, xb_error *err)
+{
+	space_part *p = &f->part[f->n_parts - 1];
+	if (n_pages < p->first_page)
+		n_pages = p->first_page;
+	uint64_t want = n_pages - p->first_page;
+	if (want == p->n_pages || (!shrink && want < p->n_pages))
+		return 0;
+	int rc = open_part(p, err);
+	if (rc)
+		return rc;
+	if (ftruncate(p->fd, (off_t)(want * f->info.physical_size)))
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot resize %s to %llu pages: %s", p->path,
+				  (unsigned long long)n_pages, strerror(errno));
+	p->n_pages = want;
+	f->written = true;
+	return 0;
+}
+
+int spaces_extend(space_file *f, uint64_t n_pages, xb_error *err)
+{
+	return resize(f, n_pages, false, err);
+}
+
+int spaces_truncate(space_file *f, uint64_t n_pages, xb_error *err)
+{
+	return resize(f, n_pages, true, err);
+}
+
+int spaces_sync(spaces *s, xb_error *err)
+{
+	for (size_t i = 0; i < s->cap; i++) {
+		space_file *f = spaces_at(s, i);
+		if (!f || !f->written)
+			continue;
+		for (int k = 0; k < f->n_parts; k++)
+			if (f->part[k].fd >= 0 && fsync(f->part[k].fd))
+				return xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", f->part[k].path, strerror(errno));
+		f->written = false;
+	}
+	return 0;
+}

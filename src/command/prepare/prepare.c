@@ -1,0 +1,198 @@
+/*
+ * prepare.c - the --prepare command: make a backup consistent.
+ *
+ * Sequence: check that --target-dir is a full backup (xtrabackup_checkpoints),
+ * take an exclusive lock on the directory so two prepares never run on it at
+ * once, carry out the DDL markers (markers.c), run InnoDB crash recovery on
+ * the directory (engine-hooks/innodb/recovery.h: the redo copy is applied to
+ * the datafiles, which are fsynced, and the log is replaced by an empty one),
+ * then rewrite xtrabackup_checkpoints with backup_type = log-applied, last.
+ * Every step can be repeated: pages that already carry a record's LSN skip
+ * it, markers are removed when done, the log is replaced atomically. So a
+ * prepare that was killed can simply be run again, and preparing a prepared
+ * backup applies nothing. The statistics are printed at the end (report.c).
+ */
+#include "prepare_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "common/log.h"
+#include "config/mycnf.h"
+
+#define CHECKPOINTS "xtrabackup_checkpoints"
+
+typedef struct checkpoints {
+	char backup_type[128];
+	unsigned long long from_lsn, to_lsn, last_lsn;
+	int recover_binlog_info;
+	bool has_last;
+} checkpoints;
+
+static int read_checkpoints(const char *dir, checkpoints *c, xb_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, CHECKPOINTS);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		xb_err_set(err, XB_E_TARGET, "%s is not a backup: cannot open %s: %s", dir, path, strerror(errno));
+		return xb_err_hint(err, "give the directory a backup was taken into with --target-dir");
+	}
+	memset(c, 0, sizeof *c);
+	char line[512];
+	int seen = 0;
+	while (fgets(line, sizeof line, f)) {
+		char key[64], val[128];
+		if (sscanf(line, " %63[a-z_] = %127s", key, val) != 2)
+			continue;
+		if (!strcmp(key, "backup_type"))
+			seen |= 1, snprintf(c->backup_type, sizeof c->backup_type, "%s", val);
+		else if (!strcmp(key, "from_lsn"))
+			seen |= 2, c->from_lsn = strtoull(val, NULL, 10);
+		else if (!strcmp(key, "to_lsn"))
+			seen |= 4, c->to_lsn = strtoull(val, NULL, 10);
+		else if (!strcmp(key, "last_lsn"))
+			c->has_last = true, c->last_lsn = strtoull(val, NULL, 10);
+		else if (!strcmp(key, "recover_binlog_info"))
+			c->recover_binlog_info = atoi(val);
+	}
+	fclose(f);
+	if (seen != 7)
+		return xb_err_set(err, XB_E_TARGET, "%s is incomplete (backup_type, from_lsn, to_lsn expected)", path);
+	return 0;
+}
+
+/* Rewrite the file with backup_type = log-applied: temporary file, fsync, rename, fsync of the directory. */
+static int write_checkpoints(const char *dir, const checkpoints *c, xb_error *err)
+{
+	char path[4096], tmp[4200], text[512];
+	snprintf(path, sizeof path, "%s/%s", dir, CHECKPOINTS);
+	snprintf(tmp, sizeof tmp, "%s.xbtmp", path);
+	int n = snprintf(text, sizeof text,
+			 "backup_type = log-applied\nfrom_lsn = %llu\nto_lsn = %llu\nlast_lsn = %llu\n"
+			 "recover_binlog_info = %d\n",
+			 c->from_lsn, c->to_lsn, c->last_lsn, c->recover_binlog_info);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int rc = 0;
+	if (fd < 0 || write(fd, text, (size_t)n) != n || fsync(fd))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (!rc && rename(tmp, path))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", tmp, strerror(errno));
+	int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return rc;
+}
+
+/* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. */
+static void backup_cnf(const char *dir, char **data_file_path, int *level)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/backup-my.cnf", dir);
+	mycnf cnf;
+	mycnf_args a;
+	memset(&a, 0, sizeof a);
+	a.defaults_file = path;
+	static const char *const groups[] = {"mysqld", NULL};
+	if (access(path, R_OK) || mycnf_load(&cnf, &a, NULL))
+		return;
+	const char *v = mycnf_get(&cnf, groups, "innodb_data_file_path");
+	if (v)
+		*data_file_path = strdup(v);
+	v = mycnf_get(&cnf, groups, "innodb_compression_level");
+	if (v && atoi(v) >= 1 && atoi(v) <= 9)
+		*level = atoi(v);
+	mycnf_free(&cnf);
+}
+
+static int threads_for(const xb_options *o)
+{
+	if (xb_opt_isset(o, XB_OPT_PARALLEL))
+		return (int)xb_opt_int(o, XB_OPT_PARALLEL);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *err)
+{
+	int nmarkers = 0;
+	int rc = markers_apply(dir, &nmarkers, err);
+	if (rc)
+		return rc;
+	if (nmarkers)
+		xb_info("%d DDL markers carried out", nmarkers);
+	recovery_opts ro = {.dir = dir,
+			    .use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY),
+			    .threads = threads_for(o),
+			    .compression_level = 6,
+			    .expect_end_lsn = c->has_last ? c->last_lsn : 0,
+			    .progress = xb_opt_str(o, XB_OPT_PROGRESS)};
+	char *dfp = NULL;
+	backup_cnf(dir, &dfp, &ro.compression_level);
+	ro.data_file_path = dfp;
+	if (ro.threads < 1 || ro.threads > 64) {
+		free(dfp);
+		return xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", ro.threads);
+	}
+	xb_info("applying the redo log with %d thread(s) and --use-memory=%zu MiB", ro.threads,
+		ro.use_memory >> 20);
+	recovery_stats st;
+	rc = recovery_run(&ro, &st, err);
+	free(dfp);
+	if (rc)
+		return rc;
+	if (command_interrupted(err))
+		return err ? err->code : XB_E_INTERRUPTED;
+	if (!c->has_last || st.end_lsn > c->last_lsn)
+		c->last_lsn = st.end_lsn;
+	rc = write_checkpoints(dir, c, err);
+	if (rc)
+		return rc;
+	report_log(&st);
+	const char *sf = xb_opt_str(o, XB_OPT_STATS_FILE);
+	if (sf)
+		rc = report_json(&st, sf, err);
+	xb_info("the backup in %s is prepared: backup_type = log-applied, LSN %llu", dir,
+		(unsigned long long)st.end_lsn);
+	return rc;
+}
+
+int cmd_prepare(const xb_options *o, xb_error *err)
+{
+	const char *dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	if (!dir)
+		return xb_err_set(err, XB_E_USAGE, "--prepare needs --target-dir=DIR, the backup to prepare");
+	checkpoints c;
+	int rc = read_checkpoints(dir, &c, err);
+	if (rc)
+		return rc;
+	if (!strcmp(c.backup_type, "incremental") || c.from_lsn) {
+		xb_err_set(err, XB_E_TARGET, "%s is an incremental backup: this version prepares full backups only", dir);
+		return xb_err_hint(err, "prepare it with mariabackup --prepare --incremental-dir");
+	}
+	if (strcmp(c.backup_type, "full-backuped") && strcmp(c.backup_type, "log-applied"))
+		return xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\"", dir, CHECKPOINTS, c.backup_type);
+	if (!strcmp(c.backup_type, "log-applied"))
+		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return xb_err_set(err, XB_E_TARGET, "cannot open %s: %s", dir, strerror(errno));
+	if (flock(dfd, LOCK_EX | LOCK_NB)) {
+		close(dfd);
+		xb_err_set(err, XB_E_TARGET, "%s is locked by another process (another --prepare running?)", dir);
+		return xb_err_hint(err, "wait for it to finish");
+	}
+	rc = run(o, dir, &c, err);
+	close(dfd);
+	return rc;
+}
