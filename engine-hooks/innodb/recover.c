@@ -139,7 +139,9 @@ static int load_frame(worker *w, space_file *f, recv_page *pg, uint8_t *stored, 
 	*frame = stored;
 	*page_lsn = 0;
 	if (pg->init_lsn) {
-		memset(stored, 0, si->physical_size);
+		if (si->page_compressed) /* the stored bytes past the image stay in the file */
+			*frame = w->tmp;
+		memset(*frame, 0, si->physical_size);
 		return 0;
 	}
 	if (all_zero(stored, si->physical_size))
@@ -219,6 +221,23 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 	return 0;
 }
 
+/* How much of a page image the server's flush writes: page_compressed
+ * images only up to their compressed length rounded up to the file system
+ * block; the rest of the page in the file keeps what it had. */
+static size_t image_bytes(const space_file *f, const uint8_t *img)
+{
+	uint32_t psz = f->info.physical_size, type = (uint32_t)img[24] << 8 | img[25], len = psz;
+	if (!f->info.page_compressed)
+		return psz;
+	if (f->info.full_crc32 && (type & 0x8000))
+		len = (type & 0x7FFF) << 8;
+	else if (!f->info.full_crc32 && type == FIL_PAGE_PAGE_COMPRESSED)
+		len = 40u + ((uint32_t)img[38] << 8 | img[39]);
+	uint32_t b = f->io_block ? f->io_block : 4096;
+	len = (len + b - 1) / b * b;
+	return len < psz ? len : psz;
+}
+
 /* How many pages from pages[i] form one read run. */
 static size_t run_length(worker *w, size_t i, space_file *f, uint64_t run_max)
 {
@@ -239,7 +258,7 @@ static size_t run_length(worker *w, size_t i, space_file *f, uint64_t run_max)
 static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t off)
 {
 	uint32_t psz = f->info.physical_size;
-	bool need_read = false;
+	bool need_read = f->info.page_compressed;
 	for (size_t k = 0; k < n; k++)
 		need_read |= !w->pages[i + k]->init_lsn;
 	uint64_t t0 = now_ns();
@@ -264,7 +283,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 			if (rc)
 				return rc;
 			if (img && img != stored)
-				memcpy(stored, img, psz);
+				memcpy(stored, img, image_bytes(f, img));
 			if (img) {
 				if (!wn)
 					wstart = k;

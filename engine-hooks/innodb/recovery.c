@@ -153,6 +153,9 @@ static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_sta
 		return 0;
 	recover_opts ro = {.threads = o->threads, .compression_level = o->compression_level, .progress = prog};
 	uint64_t t = now_ns();
+	size_t later = recv_drop_superseded(r);
+	if (later)
+		xb_info("%zu pages of this batch are freed or rebuilt later in the log: not applied now", later);
 	xb_info("applying batch %llu: LSN %llu to %llu, %zu pages, %.1f MiB of records", (unsigned long long)st->batches + 1,
 		(unsigned long long)r->batch_first_lsn, (unsigned long long)r->batch_end_lsn, r->n_pages,
 		(double)recv_bytes(r) / 1048576.0);
@@ -160,6 +163,41 @@ static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_sta
 	st->ns_apply_wall += now_ns() - t;
 	st->batches++;
 	recv_batch_reset(r);
+	return rc;
+}
+
+/* Multi-batch: scan the log from lsn to its end once, noting the FREE_PAGE,
+ * INIT_PAGE and TRIM_PAGES records that will discard collected records. */
+static int lookahead(const logrd *l, recv *r, uint64_t lsn, recovery_stats *st, xb_error *err)
+{
+	logrd a = *l;
+	a.buf = malloc(WINDOW);
+	if (!a.buf)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	a.buf_lsn = lsn;
+	a.have = a.pos = 0;
+	uint64_t t = now_ns(), n = 0;
+	int rc = 0;
+	for (;;) {
+		if ((rc = log_fill(&a, &st->ns_read_log, err)))
+			break;
+		redo_mtr m;
+		if (redo_parse_mtr(a.buf + a.pos, a.have - a.pos, lsn, a.info.hdr.first_lsn, a.info.capacity, false, &m,
+				   NULL, NULL) != REDO_MTR_OK)
+			break;
+		if (recv_note_later(r, a.buf + a.pos, m.records_len, lsn)) {
+			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+			break;
+		}
+		a.pos += m.len;
+		lsn = m.end_lsn;
+		n++;
+	}
+	free(a.buf);
+	st->ns_parse += now_ns() - t;
+	xb_info("multi-batch recovery: looked ahead over %llu mini-transactions to LSN %llu for pages freed or "
+		"rebuilt later (%zu pages)",
+		(unsigned long long)n, (unsigned long long)lsn, r->n_later);
 	return rc;
 }
 
@@ -200,7 +238,11 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 			__atomic_add_fetch(prog, m.len, __ATOMIC_RELAXED);
 		l->pos += m.len;
 		lsn = m.end_lsn;
-		if (recv_full(r) && (rc = apply_batch(r, sp, o, st, prog, err)))
+		if (!recv_full(r))
+			continue;
+		if (!st->batches && (rc = lookahead(l, r, lsn, st, err)))
+			return rc;
+		if ((rc = apply_batch(r, sp, o, st, prog, err)))
 			return rc;
 	}
 }

@@ -122,6 +122,59 @@ static uint32_t page_get(recv *r, uint32_t space, uint32_t page)
 	return (uint32_t)r->n_pages++;
 }
 
+/* ---- look-ahead table: (space, page) -> last FREE_PAGE/INIT_PAGE LSN */
+
+struct recv_later {
+	uint32_t space_id, page_no;
+	uint64_t lsn; /* 0: empty slot */
+};
+
+static int later_grow(recv *r)
+{
+	size_t n = r->cap_later ? r->cap_later * 2 : 4096;
+	struct recv_later *v = calloc(n, sizeof *v);
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < r->cap_later; i++) {
+		if (!r->later[i].lsn)
+			continue;
+		size_t h = page_hash(r->later[i].space_id, r->later[i].page_no, n - 1);
+		while (v[h].lsn)
+			h = (h + 1) & (n - 1);
+		v[h] = r->later[i];
+	}
+	free(r->later);
+	r->later = v;
+	r->cap_later = n;
+	return 0;
+}
+
+static int later_put(recv *r, uint32_t space, uint32_t page, uint64_t lsn)
+{
+	if ((r->n_later + 1) * 2 > r->cap_later && later_grow(r))
+		return -1;
+	size_t mask = r->cap_later - 1, h = page_hash(space, page, mask);
+	while (r->later[h].lsn && (r->later[h].space_id != space || r->later[h].page_no != page))
+		h = (h + 1) & mask;
+	if (!r->later[h].lsn)
+		r->n_later++;
+	r->later[h] = (struct recv_later){.space_id = space, .page_no = page, .lsn = lsn};
+	return 0;
+}
+
+static uint64_t later_get(const recv *r, uint32_t space, uint32_t page)
+{
+	if (!r->cap_later)
+		return 0;
+	size_t mask = r->cap_later - 1, h = page_hash(space, page, mask);
+	while (r->later[h].lsn) {
+		if (r->later[h].space_id == space && r->later[h].page_no == page)
+			return r->later[h].lsn;
+		h = (h + 1) & mask;
+	}
+	return 0;
+}
+
 /* ---- tablespace table */
 
 recv_space *recv_space_find(const recv *r, uint32_t space_id)
@@ -203,12 +256,14 @@ void recv_free(recv *r)
 	free(r->spaces);
 	free(r->rec_page);
 	free(r->rec_off);
+	free(r->later);
 	memset(r, 0, sizeof *r);
 }
 
 size_t recv_bytes(const recv *r)
 {
-	return r->arena_bytes + r->cap_pages * sizeof(recv_page) + r->n_slots * sizeof(uint32_t);
+	return r->arena_bytes + r->cap_pages * sizeof(recv_page) + r->n_slots * sizeof(uint32_t) +
+	       r->cap_later * sizeof(struct recv_later);
 }
 
 void recv_batch_reset(recv *r)
@@ -532,4 +587,54 @@ int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn,
 	if (now > r->peak_bytes)
 		r->peak_bytes = now;
 	return 0;
+}
+
+/* ---- multi-batch look-ahead */
+
+int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn)
+{
+	bool got_page = false;
+	for (size_t p = 0; p < len;) {
+		rec_hdr h;
+		if (read_hdr(recs, len, p, got_page, &h))
+			return 0; /* the full parse reports it */
+		p = h.end;
+		if (h.has_id && (h.b & 0x80)) {
+			got_page = false;
+			continue;
+		}
+		if (h.has_id)
+			got_page = true;
+		if (!h.has_id)
+			continue; /* FREE_PAGE and INIT_PAGE always carry the page id */
+		uint8_t t = h.b & 0x70;
+		if (t == 0x00 || t == 0x10) {
+			if (later_put(r, h.space, h.page, start_lsn))
+				return -1;
+		} else if (t == 0x20 && h.body < h.end && recs[h.body] == 10) { /* TRIM_PAGES */
+			recv_space *s = space_get(r, h.space);
+			if (!s)
+				return -1;
+			s->later_trim_lsn = start_lsn;
+		}
+	}
+	return 0;
+}
+
+size_t recv_drop_superseded(recv *r)
+{
+	size_t dropped = 0;
+	for (size_t i = 0; i < r->n_pages; i++) {
+		recv_page *p = &r->pages[i];
+		if (!p->first)
+			continue;
+		const recv_space *s = recv_space_find(r, p->space_id);
+		if (later_get(r, p->space_id, p->page_no) > r->batch_end_lsn ||
+		    (s && s->later_trim_lsn > r->batch_end_lsn)) {
+			p->first = p->last = NULL;
+			p->n_entries = 0;
+			dropped++;
+		}
+	}
+	return dropped;
 }

@@ -68,6 +68,7 @@ typedef struct recv_space {
 	uint64_t records;      /* page records for this tablespace (whole log) */
 	uint64_t record_bytes;
 	uint64_t first_lsn;    /* first mtr with a page record for it */
+	uint64_t later_trim_lsn; /* last TRIM_PAGES seen by the look-ahead scan */
 	bool used;             /* slot in use (internal) */
 } recv_space;
 
@@ -97,6 +98,9 @@ typedef struct recv {
 	uint32_t *rec_off;     /* per record: start offset in the mtr */
 	size_t cap_recs;
 	uint32_t seq;
+	/* look-ahead (multi-batch): last FREE_PAGE/INIT_PAGE LSN of pages later in the log */
+	struct recv_later *later;
+	size_t n_later, cap_later;
 } recv;
 
 /* budget: bytes the batch may hold (arena + page table). */
@@ -124,6 +128,18 @@ void recv_batch_reset(recv *r);
 /* The batch's pages with at least one entry, sorted by (space_id, page_no).
  * The array is malloc'ed (caller frees); *n receives its length. NULL only when out of memory. */
 recv_page **recv_sorted_pages(recv *r, size_t *n);
+
+/* Multi-batch recovery. Once the first batch is full, the rest of the log is
+ * scanned once with recv_note_later(), which remembers for each page the LSN
+ * of its last FREE_PAGE/INIT_PAGE and for each undo tablespace its last
+ * TRIM_PAGES. Before each batch is applied, recv_drop_superseded() drops the
+ * entries of pages whose records such a later record discards anyway, so the
+ * result is the same as one batch holding the whole log (a page freed later
+ * is not written with an intermediate state). Returns -1 when out of memory. */
+int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn);
+
+/* Drop the superseded entries of the current batch; returns how many pages lost their entries. */
+size_t recv_drop_superseded(recv *r);
 
 /* The facts about a tablespace, NULL when the log never mentioned it. */
 recv_space *recv_space_find(const recv *r, uint32_t space_id);

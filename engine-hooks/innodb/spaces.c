@@ -138,6 +138,7 @@ static int probe(const char *path, const char *rel, space_file *f, xb_error *err
 		return 1;
 	f->space_id = f->info.space_id;
 	f->identified = true;
+	f->io_block = st.st_blksize >= 512 && st.st_blksize <= 65536 ? (uint32_t)st.st_blksize : 4096;
 	f->part[0].n_pages = (uint64_t)st.st_size / f->info.physical_size;
 	return 0;
 }
@@ -283,6 +284,7 @@ space_file *spaces_claim(spaces *s, uint32_t space_id, const char *server_name, 
 		g.space_id = space_id;
 		struct stat st;
 		g.part[0].n_pages = stat(g.part[0].path, &st) ? 0 : (uint64_t)st.st_size / info.physical_size;
+		g.io_block = st.st_blksize >= 512 && st.st_blksize <= 65536 ? (uint32_t)st.st_blksize : 4096;
 		if (add(s, &g, NULL))
 			return NULL;
 		s->unknown[i] = s->unknown[--s->n_unknown];

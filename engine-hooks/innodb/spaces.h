@@ -39,6 +39,7 @@ typedef struct space_file {
 	space_part part[SPACES_MAX_PARTS];
 	int n_parts;
 	char *rel;          /* name relative to the backup directory ("db/t.ibd", "ibdata1") */
+	uint32_t io_block;  /* the file system's block size: page_compressed pages are written in these units */
 	bool identified;    /* page 0 gave the space id */
 	bool written;       /* needs fsync */
 	bool used;          /* hash slot in use (internal) */
