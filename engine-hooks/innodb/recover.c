@@ -344,7 +344,7 @@ static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recove
 		if (!rs->used)
 			continue;
 		space_file *f = spaces_find(s, rs->space_id);
-		if (!f && !rs->deleted && rs->has_flags)
+		if (!f && !rs->deleted && !rs->later_deleted && rs->has_flags)
 			f = spaces_claim(s, rs->space_id, rs->name, rs->flags);
 		if (!f || rs->deleted)
 			continue;
@@ -376,7 +376,7 @@ static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recove
 				   f->rel, (unsigned long long)pages[i]->first->start_lsn);
 			return xb_err_hint(err, "prepare this backup with mariabackup and the key management plugin");
 		}
-		if (f || (rs && rs->deleted))
+		if (f || (rs && (rs->deleted || rs->later_deleted)))
 			continue;
 		xb_err_set(err, XB_E_MISSING_FILE,
 			   "tablespace %u (%s) has redo records from LSN %llu but its file is not in the backup", last,

@@ -591,6 +591,26 @@ int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn,
 
 /* ---- multi-batch look-ahead */
 
+/* A file record seen by the look-ahead: a drop, or the name of a space not named yet. */
+static int later_file_record(recv *r, const uint8_t *m, const rec_hdr *h)
+{
+	int type = h->b & 0xF0;
+	if (type < 0x80 || type > 0xB0 || h->space == 0)
+		return 0;
+	recv_space *s = space_get(r, h->space);
+	if (!s)
+		return -1;
+	if (type == 0x90)
+		s->later_deleted = true;
+	else if (type == 0x80)
+		s->later_deleted = false;
+	const uint8_t *name = m + h->body, *nul = memchr(name, 0, h->end - h->body);
+	size_t n = nul ? (size_t)(nul - name) : h->end - h->body;
+	if (!s->name && set_name(&s->name, name, n))
+		return -1;
+	return 0;
+}
+
 int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn)
 {
 	bool got_page = false;
@@ -601,6 +621,8 @@ int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_l
 		p = h.end;
 		if (h.has_id && (h.b & 0x80)) {
 			got_page = false;
+			if (later_file_record(r, recs, &h))
+				return -1;
 			continue;
 		}
 		if (h.has_id)
