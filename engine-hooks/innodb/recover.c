@@ -277,9 +277,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		const uint8_t *img = NULL;
 		if (k < n) {
 			uint8_t *stored = w->buf + k * psz;
-			uint64_t a = now_ns();
 			int rc = recover_page(w, f, w->pages[i + k], stored, &img);
-			w->st.ns_apply += now_ns() - a;
 			if (rc)
 				return rc;
 			if (img && img != stored)
@@ -294,13 +292,16 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		if (!wn)
 			continue;
 		uint64_t b = now_ns();
+		w->st.ns_apply += b - t1;
 		if (write_all(fd, w->buf + wstart * psz, wn * psz, off + (off_t)(wstart * psz)))
 			return xb_err_set(&w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
 					  w->pages[i + wstart]->page_no, strerror(errno));
-		w->st.ns_write += now_ns() - b;
+		t1 = now_ns();
+		w->st.ns_write += t1 - b;
 		w->st.pages_written += wn;
 		wn = 0;
 	}
+	w->st.ns_apply += now_ns() - t1;
 	f->written = true;
 	return 0;
 }

@@ -119,13 +119,6 @@ static int log_fill(logrd *l, uint64_t *ns, xb_error *err)
 	return 0;
 }
 
-static void on_file_rec(void *ctx, const redo_file_rec *rec)
-{
-	logrd *l = ctx;
-	if (rec->op == REDO_FILE_CHECKPOINT && rec->checkpoint_lsn == l->info.cp.checkpoint_lsn)
-		l->found_checkpoint = true;
-}
-
 /* The log ended at lsn for the reason in m: fine at or after the promised end, an error before it. */
 static int log_end(const logrd *l, const recovery_opts *o, uint64_t lsn, const char *why, xb_error *err)
 {
@@ -176,10 +169,10 @@ static int lookahead(const logrd *l, recv *r, uint64_t lsn, recovery_stats *st, 
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	a.buf_lsn = lsn;
 	a.have = a.pos = 0;
-	uint64_t t = now_ns(), n = 0;
+	uint64_t t = now_ns(), n = 0, io = 0;
 	int rc = 0;
 	for (;;) {
-		if ((rc = log_fill(&a, &st->ns_read_log, err)))
+		if ((rc = log_fill(&a, &io, err)))
 			break;
 		redo_mtr m;
 		if (redo_parse_mtr(a.buf + a.pos, a.have - a.pos, lsn, a.info.hdr.first_lsn, a.info.capacity, false, &m,
@@ -194,7 +187,7 @@ static int lookahead(const logrd *l, recv *r, uint64_t lsn, recovery_stats *st, 
 		n++;
 	}
 	free(a.buf);
-	st->ns_parse += now_ns() - t;
+	st->ns_lookahead += now_ns() - t;
 	xb_info("multi-batch recovery: looked ahead over %llu mini-transactions to LSN %llu for pages freed or "
 		"rebuilt later (%zu pages)",
 		(unsigned long long)n, (unsigned long long)lsn, r->n_later);
@@ -211,15 +204,14 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 		int rc = log_fill(l, &st->ns_read_log, err);
 		if (rc)
 			return rc;
-		uint64_t t = now_ns();
 		redo_mtr m;
 		int s = redo_parse_mtr(l->buf + l->pos, l->have - l->pos, lsn, l->info.hdr.first_lsn, l->info.capacity,
-				       false, &m, on_file_rec, l);
+				       false, &m, NULL, NULL);
 		if (s == REDO_MTR_NEED_MORE && l->buf_lsn + l->have < l->file_end_lsn)
 			return xb_err_set(err, XB_E_INTERNAL, "log window too small at LSN %llu", (unsigned long long)lsn);
 		if (s == REDO_MTR_NEED_MORE || s == REDO_MTR_END) {
-			st->ns_parse += now_ns() - t;
 			st->end_lsn = lsn;
+			l->found_checkpoint = r->found_checkpoint;
 			return log_end(l, o, lsn, s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction",
 				       err);
 		}
@@ -233,7 +225,6 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 				   (unsigned long long)lsn, why);
 			return xb_err_hint(err, "the redo copy is damaged; take a new backup");
 		}
-		st->ns_parse += now_ns() - t;
 		if (prog)
 			__atomic_add_fetch(prog, m.len, __ATOMIC_RELAXED);
 		l->pos += m.len;
@@ -331,7 +322,9 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	memset(&sp, 0, sizeof sp);
 	xb_progress *prog = NULL;
 	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + WINDOW;
-	st->budget = o->use_memory > io + (8u << 20) ? o->use_memory - io : (8u << 20);
+	/* what the program itself holds (code, libraries, stacks) besides the records and buffers */
+	size_t base = 10u << 20;
+	st->budget = o->use_memory > io + base + (4u << 20) ? o->use_memory - io - base : (4u << 20);
 	st->threads = o->threads < 1 ? 1 : o->threads;
 	int rc = recv_init(&r, st->budget) ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
 	if (!rc)
@@ -348,8 +341,13 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 			xb_progress_add_total(prog, 2 * (l.file_end_lsn - st->checkpoint_lsn));
 	}
 	volatile uint64_t *pc = prog ? xb_progress_counter(prog) : NULL;
-	if (!rc)
+	if (!rc) {
+		r.want_checkpoint = l.info.cp.checkpoint_lsn;
+		uint64_t t = now_ns();
 		rc = parse_and_apply(&l, &r, &sp, o, st, pc, err);
+		uint64_t all = now_ns() - t, other = st->ns_read_log + st->ns_apply_wall + st->ns_lookahead;
+		st->ns_parse = all > other ? all - other : 0;
+	}
 	if (!rc)
 		rc = apply_batch(&r, &sp, o, st, pc, err);
 	if (prog)

@@ -192,9 +192,11 @@ recv_space *recv_space_find(const recv *r, uint32_t space_id)
 
 static recv_space *space_get(recv *r, uint32_t space_id)
 {
+	if (r->last_space && r->last_space->space_id == space_id)
+		return r->last_space;
 	recv_space *s = recv_space_find(r, space_id);
 	if (s)
-		return s;
+		return r->last_space = s;
 	if ((r->n_spaces + 1) * 2 > r->cap_spaces) {
 		size_t n = r->cap_spaces ? r->cap_spaces * 2 : 256;
 		recv_space *ns = calloc(n, sizeof *ns);
@@ -211,6 +213,7 @@ static recv_space *space_get(recv *r, uint32_t space_id)
 		free(r->spaces);
 		r->spaces = ns;
 		r->cap_spaces = n;
+		r->last_space = NULL;
 	}
 	size_t mask = r->cap_spaces - 1, h = page_hash(space_id, 0, mask);
 	while (r->spaces[h].used)
@@ -220,7 +223,7 @@ static recv_space *space_get(recv *r, uint32_t space_id)
 	s->used = true;
 	s->space_id = space_id;
 	r->n_spaces++;
-	return s;
+	return r->last_space = s;
 }
 
 static int set_name(char **dst, const uint8_t *s, size_t n)
@@ -377,6 +380,13 @@ static int file_record(recv *r, const uint8_t *m, const rec_hdr *h, uint64_t lsn
 	int type = h->b & 0xF0;
 	if (type == 0xF0) {
 		r->file_records[4]++;
+		if (h->end - h->body == 8) {
+			uint64_t v = 0;
+			for (size_t i = 0; i < 8; i++)
+				v = v << 8 | m[h->body + i];
+			if (v == r->want_checkpoint)
+				r->found_checkpoint = true;
+		}
 		return 0;
 	}
 	if (type < 0x80 || type > 0xB0 || h->space == 0)

@@ -99,6 +99,9 @@ typedef struct recv {
 	uint32_t *rec_off;     /* per record: start offset in the mtr */
 	size_t cap_recs;
 	uint32_t seq;
+	uint64_t want_checkpoint;  /* FILE_CHECKPOINT payload to look for (set by the caller) */
+	bool found_checkpoint;     /* a FILE_CHECKPOINT with that payload was parsed */
+	recv_space *last_space;    /* lookup cache */
 	/* look-ahead (multi-batch): last FREE_PAGE/INIT_PAGE LSN of pages later in the log */
 	struct recv_later *later;
 	size_t n_later, cap_later;
