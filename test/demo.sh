@@ -3,11 +3,12 @@
 #
 # Starts a throwaway MariaDB 10.11 on a temp datadir (unix socket, free port),
 # loads a bank schema and some bulk data, starts 4 threads of money transfers,
-# takes a hot backup with build/xtrabackup while they run, prepares it
-# (mariabackup --prepare until our own --prepare lands), restores it into a
+# takes a hot backup with build/xtrabackup while they run, prepares it with
+# build/xtrabackup --prepare (printing its recovery statistics), restores it into a
 # second datadir, starts a server there and checks: the total balance is
 # unchanged, no transfer is half present, and tables match. Everything lives
 # under one temp dir that is removed at the end (KEEP=1 keeps it).
+PREPARE_BIN=${PREPARE_BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/xtrabackup}
 . "$(dirname "$0")/integration/inc/common.sh"
 
 say() { printf '\n==> %s\n' "$*"; }
@@ -43,6 +44,8 @@ echo "xtrabackup_binlog_info:"; cat "$T/backup/xtrabackup_binlog_info"
 
 say "Preparing with $PREPARE_BIN --prepare, restoring into a new datadir and starting a server on it"
 restore_backup "$T/backup" dst
+echo "recovery statistics of the prepare:"
+sed -n '/Recovery statistics/,/rate:/p' "$T"/prepare.*.log | sed 's/^\[00\] [0-9-]* [0-9:]* //'
 say "Checking the restored server: total balance constant, every transfer whole"
 xb_load dst --accounts=$ACCOUNTS check || fail "the restored data is inconsistent"
 assert_eq "$(sql src "CHECKSUM TABLE bank.filler EXTENDED" | cut -f2)" \
