@@ -29,6 +29,7 @@
 #include "innodb/recv.h"
 #include "innodb/redo.h"
 #include "innodb/spaces.h"
+#include "innodb/trxsys.h"
 
 #define WINDOW (4u << 20)
 #define LOG_NAME "ib_logfile0"
@@ -357,6 +358,9 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 		rc = spaces_sync(&sp, err);
 		st->ns_fsync = now_ns() - t;
 	}
+	if (!rc)
+		rc = trxsys_binlog_pos(&sp, st->binlog_name, sizeof st->binlog_name, &st->binlog_offset,
+				       &st->has_binlog_pos, err);
 	if (!rc)
 		rc = write_empty_log(o->dir, st->end_lsn, err);
 	st->log_bytes = st->end_lsn > st->checkpoint_lsn ? st->end_lsn - st->checkpoint_lsn : 0;

@@ -51,6 +51,9 @@ typedef struct recovery_stats {
 	size_t budget;              /* the record budget derived from use_memory */
 	int threads;
 	recovery_space_stat top[RECOVERY_TOP_SPACES];
+	bool has_binlog_pos;        /* the binlog position InnoDB recovered (xtrabackup_binlog_pos_innodb) */
+	char binlog_name[520];
+	uint64_t binlog_offset;
 	int n_top;
 } recovery_stats;
 

@@ -94,6 +94,20 @@ static int write_checkpoints(const char *dir, const checkpoints *c, xb_error *er
 	return rc;
 }
 
+/* xtrabackup_binlog_pos_innodb: "<file>\t<offset>\n", as mariabackup writes it. */
+static int write_binlog_pos(const char *dir, const recovery_stats *st, xb_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/xtrabackup_binlog_pos_innodb", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "%s\t%llu\n", st->binlog_name, (unsigned long long)st->binlog_offset);
+	if (fclose(f))
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
 /* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. */
 static void backup_cnf(const char *dir, char **data_file_path, int *level)
 {
@@ -155,6 +169,11 @@ static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *e
 		return err ? err->code : XB_E_INTERRUPTED;
 	if (!c->has_last || st.end_lsn > c->last_lsn)
 		c->last_lsn = st.end_lsn;
+	if (st.has_binlog_pos) {
+		xb_info("Last binlog file %s, position %llu", st.binlog_name, (unsigned long long)st.binlog_offset);
+		if ((rc = write_binlog_pos(dir, &st, err)))
+			return rc;
+	}
 	rc = write_checkpoints(dir, c, err);
 	if (rc)
 		return rc;
