@@ -311,6 +311,11 @@ static void *work(void *arg)
 	worker *w = arg;
 	size_t i = 0;
 	while (i < w->n && !atomic_load(w->stop)) {
+		if (w->o->should_stop && w->o->should_stop()) {
+			w->rc = xb_err_set(&w->err, XB_E_INTERRUPTED, "interrupted while applying redo to pages");
+			atomic_store(w->stop, 1);
+			break;
+		}
 		recv_page *pg = w->pages[i];
 		space_file *f = spaces_find(w->sp, pg->space_id);
 		if (!f) { /* dropped tablespace (checked before the workers start) */

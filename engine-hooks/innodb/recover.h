@@ -15,6 +15,7 @@
 #ifndef XB_INNODB_RECOVER_H
 #define XB_INNODB_RECOVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -42,6 +43,7 @@ typedef struct recover_opts {
 	int threads;               /* worker threads, >= 1 */
 	int compression_level;     /* page_compressed zlib level (server default 6) */
 	volatile uint64_t *progress; /* bytes of log applied are added here (may be NULL) */
+	bool (*should_stop)(void);   /* polled between runs of pages (may be NULL) */
 } recover_opts;
 
 /* Apply the batch held by r. Files of tablespaces that the log says were

@@ -145,7 +145,10 @@ static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_sta
 {
 	if (!r->n_pages && !r->batch_mtrs)
 		return 0;
-	recover_opts ro = {.threads = o->threads, .compression_level = o->compression_level, .progress = prog};
+	recover_opts ro = {.threads = o->threads,
+			   .compression_level = o->compression_level,
+			   .progress = prog,
+			   .should_stop = o->should_stop};
 	uint64_t t = now_ns();
 	size_t later = recv_drop_superseded(r);
 	if (later)
@@ -230,6 +233,9 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 			__atomic_add_fetch(prog, m.len, __ATOMIC_RELAXED);
 		l->pos += m.len;
 		lsn = m.end_lsn;
+		if (o->should_stop && !(r->mtrs & 4095) && o->should_stop())
+			return xb_err_set(err, XB_E_INTERRUPTED, "interrupted while reading the redo log at LSN %llu",
+					  (unsigned long long)lsn);
 		if (!recv_full(r))
 			continue;
 		if (!st->batches && (rc = lookahead(l, r, lsn, st, err)))

@@ -13,6 +13,7 @@
 #ifndef XB_INNODB_RECOVERY_H
 #define XB_INNODB_RECOVERY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ typedef struct recovery_opts {
 	int compression_level;      /* page_compressed zlib level */
 	uint64_t expect_end_lsn;    /* last_lsn of xtrabackup_checkpoints (0: unknown) */
 	const char *progress;       /* --progress mode */
+	bool (*should_stop)(void);  /* polled; true stops recovery with XB_E_INTERRUPTED (may be NULL) */
 } recovery_opts;
 
 typedef struct recovery_space_stat {

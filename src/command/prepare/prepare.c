@@ -129,6 +129,11 @@ static void backup_cnf(const char *dir, char **data_file_path, int *level)
 	mycnf_free(&cnf);
 }
 
+static bool stop_requested(void)
+{
+	return command_interrupted(NULL);
+}
+
 static int threads_for(const xb_options *o)
 {
 	if (xb_opt_isset(o, XB_OPT_PARALLEL))
@@ -150,7 +155,8 @@ static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *e
 			    .threads = threads_for(o),
 			    .compression_level = 6,
 			    .expect_end_lsn = c->has_last ? c->last_lsn : 0,
-			    .progress = xb_opt_str(o, XB_OPT_PROGRESS)};
+			    .progress = xb_opt_str(o, XB_OPT_PROGRESS),
+			    .should_stop = stop_requested};
 	char *dfp = NULL;
 	backup_cnf(dir, &dfp, &ro.compression_level);
 	ro.data_file_path = dfp;
@@ -163,10 +169,10 @@ static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *e
 	recovery_stats st;
 	rc = recovery_run(&ro, &st, err);
 	free(dfp);
+	if (rc == XB_E_INTERRUPTED)
+		xb_err_hint(err, "the backup is partly prepared: run --prepare again, it continues where it stopped");
 	if (rc)
 		return rc;
-	if (command_interrupted(err))
-		return err ? err->code : XB_E_INTERRUPTED;
 	if (!c->has_last || st.end_lsn > c->last_lsn)
 		c->last_lsn = st.end_lsn;
 	if (st.has_binlog_pos) {
