@@ -181,6 +181,8 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 	bool modified = false, freed = false;
 	uint64_t last_end = 0;
 	for (recv_entry *e = pg->first; e; e = e->next) {
+		if (e->next) /* entries are scattered over the arena: start loading the next one now */
+			__builtin_prefetch(e->next);
 		last_end = e->end_lsn;
 		if (e->start_lsn < page_lsn || e->start_lsn < pg->init_lsn) {
 			count_skipped(e->recs, e->len, &w->st.skipped);
