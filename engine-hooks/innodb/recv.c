@@ -544,7 +544,8 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 			pg->mtr_len = 0;
 			pg->mtr_from = (uint32_t)i;
 		}
-		pos = advance_pos(m, &h, pos, cur_page, r);
+		if (cur_page == 0) /* only page 0 writes matter: FSP_SIZE and the flags */
+			pos = advance_pos(m, &h, pos, cur_page, r);
 		pg->mtr_len += (uint32_t)(h.end - h.start);
 		r->rec_page[i] = cur;
 	}
