@@ -197,6 +197,14 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 		modified = !only_free;
 		freed = only_free;
 	}
+	if (!modified && freed && si->page_compressed) {
+		/* a freed page of a page_compressed tablespace is punched out of
+		 * the file by the server's flush: it reads back as zeros */
+		w->st.pages_freed++;
+		memset(w->out, 0, si->physical_size);
+		*write_image = w->out;
+		return 0;
+	}
 	if (!modified) {
 		if (freed)
 			w->st.pages_freed++;
@@ -204,13 +212,15 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 			w->st.pages_current++;
 		return 0;
 	}
-	if (si->page_compressed) {
+	if (si->page_compressed && si->full_crc32) {
 		rc = pagecomp_write_image(frame, w->out, si, f->space_id, pg->page_no, last_end,
 					  w->o->compression_level, &w->err);
 		if (rc)
 			return xb_err_prefix(&w->err, "%s", f->rel);
 		*write_image = w->out;
 	} else {
+		/* legacy page_compressed pages too: mariabackup writes them uncompressed
+		 * (it has no innodb_compression_algorithm to compress that layout with) */
 		innodb_page_finalize(frame, si, f->space_id, pg->page_no, last_end);
 		*write_image = frame;
 	}
