@@ -224,8 +224,8 @@ static void test_later_commands_refused(void)
 	write_cnf("[client]\n");
 	xb_options o;
 	xb_error err;
-	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--target-dir=/x", NULL), XB_E_USAGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "--prepare is not available in this version");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--copy-back", "--target-dir=/x", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--copy-back is not available in this version");
 	xb_options_free(&o);
 	write_cnf("[xtrabackup]\nbackup\n");
 	CU_ASSERT_EQUAL(parse(&o, &err, NULL), XB_E_USAGE);
