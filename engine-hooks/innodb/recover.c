@@ -436,6 +436,22 @@ static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recove
 	return 0;
 }
 
+int recover_check_spaces(recv *r, spaces *s, xb_error *err)
+{
+	for (size_t i = 0; i < r->cap_spaces; i++) {
+		recv_space *rs = &r->spaces[i];
+		if (!rs->used || (!rs->records && !rs->later_records) || rs->deleted || rs->later_deleted)
+			continue;
+		if (spaces_find(s, rs->space_id) || (rs->has_flags && spaces_claim(s, rs->space_id, rs->name, rs->flags)))
+			continue;
+		xb_err_set(err, XB_E_MISSING_FILE,
+			   "tablespace %u (%s) has redo records from LSN %llu but its file is not in the backup",
+			   rs->space_id, rs->name ? rs->name : "never named in the log", (unsigned long long)rs->first_lsn);
+		return xb_err_hint(err, "restore the missing file into the backup directory, or take a new backup");
+	}
+	return 0;
+}
+
 void recover_stats_add(recover_stats *a, const recover_stats *b)
 {
 	for (int k = 0; k < APPLY_KINDS; k++) {
@@ -480,7 +496,9 @@ int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, 
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	recover_stats fst;
 	memset(&fst, 0, sizeof fst);
-	int rc = prepare_files(r, s, pages, n, &fst, err);
+	int rc = recover_check_spaces(r, s, err);
+	if (!rc)
+		rc = prepare_files(r, s, pages, n, &fst, err);
 	recover_stats_add(st, &fst);
 	int nt = o->threads < 1 ? 1 : o->threads;
 	if (n < (size_t)nt * 64)

@@ -53,6 +53,11 @@ typedef struct recover_opts {
  * checksum after apply is XB_E_CORRUPT_PAGE naming file, page and LSN. */
 int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err);
 
+/* Before anything is written: every tablespace the log has page records for
+ * (in this batch or, after a look-ahead, later) must have a file or be
+ * dropped by the log. XB_E_MISSING_FILE otherwise. */
+int recover_check_spaces(recv *r, spaces *s, xb_error *err);
+
 /* Add b's counters into a. */
 void recover_stats_add(recover_stats *a, const recover_stats *b);
 

@@ -165,7 +165,8 @@ static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_sta
 
 /* Multi-batch: scan the log from lsn to its end once, noting the FREE_PAGE,
  * INIT_PAGE and TRIM_PAGES records that will discard collected records. */
-static int lookahead(const logrd *l, recv *r, uint64_t lsn, recovery_stats *st, xb_error *err)
+static int lookahead(const logrd *l, recv *r, uint64_t lsn, const recovery_opts *o, recovery_stats *st,
+		     xb_error *err)
 {
 	logrd a = *l;
 	a.buf = malloc(WINDOW);
@@ -179,9 +180,17 @@ static int lookahead(const logrd *l, recv *r, uint64_t lsn, recovery_stats *st, 
 		if ((rc = log_fill(&a, &io, err)))
 			break;
 		redo_mtr m;
-		if (redo_parse_mtr(a.buf + a.pos, a.have - a.pos, lsn, a.info.hdr.first_lsn, a.info.capacity, false, &m,
-				   NULL, NULL) != REDO_MTR_OK)
+		int s = redo_parse_mtr(a.buf + a.pos, a.have - a.pos, lsn, a.info.hdr.first_lsn, a.info.capacity, false,
+				       &m, NULL, NULL);
+		if (s != REDO_MTR_OK) { /* the log must reach its promised end before anything is written */
+			a.found_checkpoint = true; /* checked by the full parse */
+			rc = s == REDO_MTR_CORRUPT ? 0
+						   : log_end(&a, o, lsn,
+							     s == REDO_MTR_END ? m.why
+									       : "the file ends inside a mini-transaction",
+							     err);
 			break;
+		}
 		if (recv_note_later(r, a.buf + a.pos, m.records_len, lsn)) {
 			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
 			break;
@@ -238,7 +247,7 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 					  (unsigned long long)lsn);
 		if (!recv_full(r))
 			continue;
-		if (!st->batches && (rc = lookahead(l, r, lsn, st, err)))
+		if (!st->batches && ((rc = lookahead(l, r, lsn, o, st, err)) || (rc = recover_check_spaces(r, sp, err))))
 			return rc;
 		if ((rc = apply_batch(r, sp, o, st, prog, err)))
 			return rc;

@@ -640,6 +640,12 @@ int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_l
 			got_page = true;
 		if (!h.has_id)
 			continue; /* FREE_PAGE and INIT_PAGE always carry the page id */
+		recv_space *ls = space_get(r, h.space);
+		if (!ls)
+			return -1;
+		ls->later_records = true;
+		if (!ls->first_lsn)
+			ls->first_lsn = start_lsn;
 		uint8_t t = h.b & 0x70;
 		if (t == 0x00 || t == 0x10) {
 			if (later_put(r, h.space, h.page, start_lsn))

@@ -70,6 +70,7 @@ typedef struct recv_space {
 	uint64_t first_lsn;    /* first mtr with a page record for it */
 	uint64_t later_trim_lsn; /* last TRIM_PAGES seen by the look-ahead scan */
 	bool later_deleted;    /* the look-ahead scan saw a FILE_DELETE */
+	bool later_records;    /* the look-ahead scan saw page records for it */
 	bool used;             /* slot in use (internal) */
 } recv_space;
 
