@@ -384,6 +384,17 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* The file of a tablespace: by space id, else an unidentified file claimed by the
+ * name the log gives it (current name, or its last name later in the log). */
+static space_file *space_of(spaces *s, const recv_space *rs)
+{
+	space_file *f = spaces_find(s, rs->space_id);
+	if (f || !rs->has_flags || rs->deleted || rs->later_deleted)
+		return f;
+	f = spaces_claim(s, rs->space_id, rs->name, rs->flags);
+	return f ? f : spaces_claim(s, rs->space_id, rs->later_name, rs->flags);
+}
+
 /* Sizes first: undo truncation, then extension to the logged FSP_SIZE. Also checks
  * that every tablespace with pages in the batch has a file or was dropped. */
 static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recover_stats *st, xb_error *err)
@@ -392,9 +403,7 @@ static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recove
 		recv_space *rs = &r->spaces[i];
 		if (!rs->used)
 			continue;
-		space_file *f = spaces_find(s, rs->space_id);
-		if (!f && !rs->deleted && !rs->later_deleted && rs->has_flags)
-			f = spaces_claim(s, rs->space_id, rs->name, rs->flags);
+		space_file *f = space_of(s, rs);
 		if (!f || rs->deleted)
 			continue;
 		if (f->info.encrypted)
@@ -442,8 +451,10 @@ int recover_check_spaces(recv *r, spaces *s, xb_error *err)
 		recv_space *rs = &r->spaces[i];
 		if (!rs->used || (!rs->records && !rs->later_records) || rs->deleted || rs->later_deleted)
 			continue;
-		if (spaces_find(s, rs->space_id) || (rs->has_flags && spaces_claim(s, rs->space_id, rs->name, rs->flags)))
+		if (space_of(s, rs))
 			continue;
+		if (!rs->has_flags && (spaces_has_unknown(s, rs->name) || spaces_has_unknown(s, rs->later_name)))
+			continue; /* claimed once the log has given its page 0 flags */
 		xb_err_set(err, XB_E_MISSING_FILE,
 			   "tablespace %u (%s) has redo records from LSN %llu but its file is not in the backup",
 			   rs->space_id, rs->name ? rs->name : "never named in the log", (unsigned long long)rs->first_lsn);

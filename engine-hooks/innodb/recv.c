@@ -255,6 +255,7 @@ void recv_free(recv *r)
 	for (size_t i = 0; i < r->cap_spaces; i++) {
 		free(r->spaces[i].name);
 		free(r->spaces[i].first_name);
+		free(r->spaces[i].later_name);
 	}
 	free(r->spaces);
 	free(r->rec_page);
@@ -616,10 +617,9 @@ static int later_file_record(recv *r, const uint8_t *m, const rec_hdr *h)
 	else if (type == 0x80)
 		s->later_deleted = false;
 	const uint8_t *name = m + h->body, *nul = memchr(name, 0, h->end - h->body);
-	size_t n = nul ? (size_t)(nul - name) : h->end - h->body;
-	if (!s->name && set_name(&s->name, name, n))
-		return -1;
-	return 0;
+	if (type == 0xA0 && nul) /* RENAME: the new name is the one files are found by */
+		return set_name(&s->later_name, nul + 1, (size_t)(m + h->end - nul - 1));
+	return set_name(&s->later_name, name, nul ? (size_t)(nul - name) : h->end - h->body);
 }
 
 int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn)

@@ -71,6 +71,7 @@ typedef struct recv_space {
 	uint64_t later_trim_lsn; /* last TRIM_PAGES seen by the look-ahead scan */
 	bool later_deleted;    /* the look-ahead scan saw a FILE_DELETE */
 	bool later_records;    /* the look-ahead scan saw page records for it */
+	char *later_name;      /* its last name in the whole log (look-ahead), NULL when not renamed/named later */
 	bool used;             /* slot in use (internal) */
 } recv_space;
 

@@ -263,6 +263,21 @@ int spaces_scan(spaces *s, const char *dir, const char *data_file_path, xb_error
 	return rc;
 }
 
+static const char *strip_dot(const char *n)
+{
+	return strncmp(n, "./", 2) ? n : n + 2;
+}
+
+bool spaces_has_unknown(const spaces *s, const char *server_name)
+{
+	if (!server_name)
+		return false;
+	for (size_t i = 0; i < s->n_unknown; i++)
+		if (!strcmp(s->unknown[i].rel, strip_dot(server_name)))
+			return true;
+	return false;
+}
+
 space_file *spaces_claim(spaces *s, uint32_t space_id, const char *server_name, uint32_t flags)
 {
 	if (!server_name)

@@ -65,6 +65,9 @@ space_file *spaces_find(const spaces *s, uint32_t space_id);
  * flags (from the log) give its page size. NULL when no such file. */
 space_file *spaces_claim(spaces *s, uint32_t space_id, const char *server_name, uint32_t flags);
 
+/* True when an unidentified file has the server's name for a space. */
+bool spaces_has_unknown(const spaces *s, const char *server_name);
+
 /* Where page_no lives: file descriptor (opened on demand), byte offset, and
  * how many pages from there on are in the same file (at least 1; pages beyond
  * the end of the last part count as in it). */
