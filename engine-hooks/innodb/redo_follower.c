@@ -54,6 +54,7 @@
 #define SCANNED_LOG_INTERVAL 5       /* seconds between ">> log scanned up to" lines */
 #define HEADROOM_WARN 0.2
 #define STOP_ROUNDS 16               /* rounds of the last read in redo_follower_stop */
+#define TAIL_CONFIRM (16u * 1024)    /* bytes before the end of the log that are read twice */
 
 struct redo_follower {
 	/* configuration */
@@ -75,6 +76,7 @@ struct redo_follower {
 	uint64_t scan_lsn;   /* next mtr starts here (== copied_lsn) */
 	uint8_t *buf;        /* read buffer, CHUNK_MAX + ALIGN bytes */
 	uint8_t *obuf;       /* output staging, same size */
+	uint8_t *tbuf;       /* second read of the tail, TAIL_CONFIRM + 2 * ALIGN bytes */
 	size_t olen;         /* bytes staged in obuf */
 	bool warned_headroom; /* the 20% warning was given */
 	time_t last_log;     /* when ">> log scanned up to" was last printed */
@@ -251,6 +253,51 @@ static int flush_out(redo_follower *rf, uint64_t lsn, xb_error *err)
 	return 0;
 }
 
+/* The end of the valid mtrs in buf, parsing from pos (LSN lsn) without copying. */
+static size_t parse_end(redo_follower *rf, size_t pos, size_t n, uint64_t lsn, uint64_t cap, int *st)
+{
+	redo_mtr m;
+	while ((*st = redo_parse_mtr(rf->buf + pos, n - pos, lsn, rf->first_lsn, cap, rf->encrypted, &m, NULL, NULL)) ==
+	       REDO_MTR_OK) {
+		pos += m.len;
+		lsn = m.end_lsn;
+	}
+	return pos;
+}
+
+/* Where the log ends in buf (read from LSN read_lsn, n bytes), the bytes
+ * near the end confirmed by a second read. A read that races with the
+ * server writing the block at the end of its log can be torn: newly written
+ * bytes followed by what the block held before, and that older content can
+ * be stale mini-transactions of the server's log buffer that still carry a
+ * valid CRC and sequence bit. The server then writes different bytes there,
+ * and a copy that took them would wait forever for an LSN boundary that does
+ * not exist. So the last TAIL_CONFIRM bytes before the end are read again; the
+ * end is cut back to the first byte on which the two reads differ (the next
+ * round reads that part again). Returns the confirmed end position in buf. */
+static int confirmed_end(redo_follower *rf, uint64_t read_lsn, size_t skip, size_t n, size_t end, size_t *out,
+			 xb_error *err)
+{
+	*out = end;
+	if (end <= skip)
+		return 0;
+	size_t from = end > TAIL_CONFIRM ? (end - TAIL_CONFIRM) / ALIGN * ALIGN : 0;
+	size_t to = (end + 1 + ALIGN - 1) / ALIGN * ALIGN; /* the end marker too */
+	if (to > n)
+		to = n;
+	usleep(200); /* let a write in progress complete */
+	int rc = read_lsn_range(rf, read_lsn + from, rf->tbuf, to - from, err);
+	if (rc)
+		return rc;
+	size_t lim = end < to ? end + 1 : end; /* the byte after the last mtr must agree too */
+	for (size_t i = from; i < lim; i++)
+		if (rf->buf[i] != rf->tbuf[i - from]) {
+			*out = i > skip ? i : skip;
+			return 0;
+		}
+	return 0;
+}
+
 /* Copy mtrs from scan_lsn until the end of the log (or SCAN_ROUND_MAX bytes);
  * *caught_up tells whether the end was reached. */
 static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
@@ -275,12 +322,20 @@ static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
 		refresh_checkpoint(rf);
 		if ((rc = check_overwrite(rf, lsn, err)))
 			return rc;
+		int st;
+		size_t limit = parse_end(rf, skip, n, lsn, cap, &st);
+		if (st == REDO_MTR_END && (rc = confirmed_end(rf, read_lsn, skip, n, limit, &limit, err)))
+			return rc;
 		size_t pos = skip;
 		redo_mtr m;
-		int st;
 		for (;;) {
 			st = redo_parse_mtr(rf->buf + pos, n - pos, lsn, rf->first_lsn, cap, rf->encrypted, &m,
 					    file_rec_cb, rf);
+			if (st == REDO_MTR_OK && pos + m.len > limit) {
+				st = REDO_MTR_END; /* not confirmed yet: read again */
+				m.end_reason = REDO_END_CRC;
+				break;
+			}
 			if (st != REDO_MTR_OK)
 				break;
 			memcpy(rf->obuf + rf->olen, rf->buf + pos, m.len);
@@ -465,7 +520,10 @@ int redo_follower_start(const redo_follower_cfg *cfg, redo_follower **out, xb_er
 		rf->buf = b1;
 	if (posix_memalign(&b2, ALIGN, CHUNK_MAX + ALIGN) == 0)
 		rf->obuf = b2;
-	if (!rf->log_path || !rf->buf || !rf->obuf) {
+	void *b3 = NULL;
+	if (posix_memalign(&b3, ALIGN, TAIL_CONFIRM + 2 * ALIGN) == 0)
+		rf->tbuf = b3;
+	if (!rf->log_path || !rf->buf || !rf->obuf || !rf->tbuf) {
 		redo_follower_free(rf);
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory for the redo follower");
 	}
@@ -645,6 +703,7 @@ void redo_follower_free(redo_follower *rf)
 		close(rf->fd);
 	free(rf->buf);
 	free(rf->obuf);
+	free(rf->tbuf);
 	free(rf->log_path);
 	pthread_mutex_destroy(&rf->mu);
 	pthread_cond_destroy(&rf->wake);

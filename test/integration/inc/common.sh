@@ -28,6 +28,16 @@
 #   assertions  fail, skip, assert_eq, assert_contains, assert_not_contains,
 #               assert_file, assert_ok RC ERRLOG WHAT, assert_failed RC ERRLOG WHAT,
 #               last_line FILE, log
+#   prepare     put_init (sets $PUT $PUT_KIND from PREPARE_UNDER_TEST, default
+#   tests       build/xtrabackup; skips while --prepare is not available),
+#               prepare_kind BIN, prep_run BIN DIR [opts] ($PREP_RC $PREP_OUT
+#               $PREP_ERR), error_code_of NAME (exit code from error.def),
+#               checkpoints_value DIR KEY, json_num FILE KEY, tree_sums DIR (md5 of
+#               every file), build_xb_pagecmp + assert_pages_equal A B WHAT [opts]
+#               (test/tools/xb_pagecmp.c), restore_prepared DIR NAME [opts] (restore
+#               without preparing), assert_no_crash_recovery NAME LAST_LSN,
+#               check_all_tables NAME (CHECK TABLE ... EXTENDED on every InnoDB
+#               table), xb_wait_max SECS WHAT (xb_wait with a time limit)
 
 set -u -o pipefail
 
@@ -567,3 +577,179 @@ trap 'if [[ -e $T/.skip ]]; then exit 77; else exit 1; fi' INT TERM
 command -v "$PREPARE_BIN" >/dev/null || fail "preparer not found: $PREPARE_BIN"
 [[ -x $MARIADBD ]] || skip "no mariadbd at $MARIADBD"
 log "test $TEST_NAME: XB=$XB ($XB_KIND), PREPARE_BIN=$PREPARE_BIN, temp dir $T"
+
+# ---------------------------------------------------------------- prepare tests
+# Helpers of the --prepare scenarios (prepare_diff, prepare_restart, prepare_errors)
+# and bench/prepare.sh. The preparer under test is PREPARE_UNDER_TEST (default
+# build/xtrabackup; PREPARE_UNDER_TEST=mariabackup runs the scenarios with the
+# oracle on both sides); put_init resolves it into $PUT and $PUT_KIND.
+
+# put_init - set PUT (path of the preparer under test) and PUT_KIND (mariabackup|
+# xtrabackup); skip the test while that binary says --prepare is not available.
+put_init() {
+    PUT=${PREPARE_UNDER_TEST:-$TOP/build/xtrabackup}
+    [[ $PUT != */* ]] && PUT=$(command -v "$PUT" || echo "$PUT")
+    [[ -x $PUT ]] || fail "preparer under test not found or not executable: $PUT"
+    PUT_KIND=$(prepare_kind "$PUT")
+    if [[ $PUT_KIND == xtrabackup ]] && mkdir -p "$T/put_probe" &&
+            "$PUT" --prepare --target-dir="$T/put_probe" 2>&1 < /dev/null | grep -q 'prepare is not available'; then
+        skip "$PUT says --prepare is not available in this version (set PREPARE_UNDER_TEST=mariabackup to run with the oracle)"
+    fi
+    log "preparer under test: $PUT ($PUT_KIND)"
+}
+
+# prepare_kind BIN - "mariabackup" when BIN is the oracle, else "xtrabackup".
+prepare_kind() {
+    case "$(basename "$1")" in
+        mariabackup|mariadb-backup) echo mariabackup ;;
+        *) echo xtrabackup ;;
+    esac
+}
+
+# prep_run BIN DIR [options...] - "BIN --prepare --target-dir=DIR options..." with
+# stdout in $PREP_OUT and stderr in $PREP_ERR; sets and returns PREP_RC. Never fails
+# the test by itself (assert_ok/assert_failed on $PREP_RC $PREP_ERR do).
+PREP_RUN=0
+prep_run() {
+    local bin=$1 dir=$2; shift 2
+    PREP_RUN=$((PREP_RUN + 1))
+    PREP_OUT=$T/prep.$PREP_RUN.out
+    PREP_ERR=$T/prep.$PREP_RUN.err
+    log "prepare: $(basename "$bin") --prepare --target-dir=$dir $*"
+    "$bin" --prepare --target-dir="$dir" "$@" > "$PREP_OUT" 2> "$PREP_ERR" < /dev/null
+    PREP_RC=$?
+    log "prepare exit code $PREP_RC, last line: $(last_line "$PREP_ERR" 2>/dev/null)"
+    return $PREP_RC
+}
+
+# error_code_of NAME - the exit code of error NAME (CORRUPT_PAGE...) from error.def.
+error_code_of() {
+    local c
+    c=$(sed -n "s/^XB_ERROR($1, *\([0-9][0-9]*\),.*/\1/p" "$TOP/src/common/error.def")
+    [[ -n $c ]] || fail "error_code_of: no error $1 in src/common/error.def"
+    echo "$c"
+}
+
+# checkpoints_value DIR KEY - a value of DIR/xtrabackup_checkpoints ("backup_type"...).
+checkpoints_value() {
+    sed -n "s/^$2 *= *//p" "$1/xtrabackup_checkpoints" 2>/dev/null | head -n 1
+}
+
+# json_num FILE KEY - the first number given to "KEY" in a JSON file (no jq needed;
+# "records" does not match "records_by_type"). Empty when absent.
+json_num() {
+    grep -oE "\"$2\"[[:space:]]*:[[:space:]]*-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?" "$1" 2>/dev/null \
+        | head -n 1 | sed -E 's/.*:[[:space:]]*//'
+}
+
+# tree_sums DIR - "md5  path" of every regular file under DIR (paths relative, sorted),
+# for "nothing changed" checks; file names alone show up too, so a new or removed
+# file is a difference.
+tree_sums() {
+    (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r md5sum)
+}
+
+# build_xb_pagecmp - compile test/tools/xb_pagecmp.c against build/libxb.a into
+# $XB_PAGECMP (default build/xb_pagecmp) when missing or older than its inputs;
+# builds build/libxb.a with make when it is missing. Returns 1 on failure.
+XB_PAGECMP=${XB_PAGECMP:-$TOP/build/xb_pagecmp}
+build_xb_pagecmp() {
+    local src=$TOP/test/tools/xb_pagecmp.c lib=$TOP/build/libxb.a
+    [[ -f $lib ]] || make -C "$TOP" --no-print-directory build/libxb.a >/dev/null || return 1
+    if [[ ! -x $XB_PAGECMP || $src -nt $XB_PAGECMP || $lib -nt $XB_PAGECMP ]]; then
+        # shellcheck disable=SC2046
+        if ! ${CC:-gcc} -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -I"$TOP/src" -I"$TOP/engine-hooks" \
+                -o "$XB_PAGECMP.tmp.$$" "$src" "$lib" \
+                $(pkg-config --libs libmariadb libzstd libcrypto zlib 2>/dev/null) -laio -lpthread -lm \
+                || ! mv -f "$XB_PAGECMP.tmp.$$" "$XB_PAGECMP"; then
+            rm -f "$XB_PAGECMP.tmp.$$"
+            return 1
+        fi
+    fi
+}
+
+# assert_pages_equal A B WHAT [xb_pagecmp options] - xb_pagecmp A B (files or
+# directories) finds no difference; otherwise prints its report and fails. Pages
+# an option lets through (--pc-tail: TAIL lines) are logged, never hidden.
+assert_pages_equal() {
+    local a=$1 b=$2 what=$3 out=$T/pagecmp.$RANDOM.out rc; shift 3
+    "$XB_PAGECMP" -v "$@" "$a" "$b" > "$out" 2>&1
+    rc=$?
+    if [[ $rc -ne 0 ]]; then
+        printf 'FAIL: %s: pages differ (A=%s B=%s), xb_pagecmp exit code %s:\n' "$what" "$a" "$b" "$rc" >&2
+        grep -v '^SAME' "$out" | head -n 60 | sed 's/^/  | /' >&2
+        exit 1
+    fi
+    grep '^TAIL' "$out" | sed 's/^/# /'
+    log "$what: $(tail -n 1 "$out")"
+}
+
+# restore_prepared DIR NAME [mysqld options...] - restore_backup for a backup that
+# is already prepared: copies DIR (not modified) into $T/NAME/data the same way,
+# starts server NAME on it and runs check_clean_start.
+restore_prepared() {
+    local dir=$1 name=$2; shift 2
+    local datadir=$T/$name/data isl target rel
+    [[ -d $dir ]] || fail "restore_prepared: no backup directory $dir"
+    [[ -e $datadir ]] && fail "restore_prepared: $datadir already exists"
+    mkdir -p "$datadir"
+    cp -a "$dir/." "$datadir/" || fail "restore_prepared: copying $dir failed"
+    rm -f "$datadir"/xtrabackup_* "$datadir/backup-my.cnf"
+    while IFS= read -r -d '' isl; do
+        target=$(tr -d '\n' < "$isl")
+        rel=${isl#"$datadir"/}; rel=${rel%.isl}
+        [[ -f $datadir/$rel.ibd ]] || fail "restore_prepared: $rel.isl but no $rel.ibd in the backup"
+        mkdir -p "$T/$name/ext$(dirname "$target")"
+        mv "$datadir/$rel.ibd" "$T/$name/ext$target"
+        printf '%s' "$T/$name/ext$target" > "$isl"
+    done < <(find "$datadir" -name '*.isl' -print0)
+    server_start_on "$name" "$datadir" "$@"
+    check_clean_start "$name"
+}
+
+# assert_no_crash_recovery NAME LSN - server NAME started on a prepared backup
+# without any redo to apply: its error log has none of the 10.11 recovery lines
+# ("InnoDB: Starting crash recovery from checkpoint LSN=", "InnoDB: To recover:",
+# "InnoDB: Multi-batch recovery needed", "InnoDB: Recovered page") and starts at
+# the backup's end: "InnoDB: log sequence number LSN;" (LSN = last_lsn).
+assert_no_crash_recovery() {
+    local e=${SRV_ERRLOG[$1]} lsn=$2
+    check_clean_start "$1"
+    assert_not_contains "$e" 'InnoDB: Starting crash recovery|InnoDB: To recover:|InnoDB: Multi-batch recovery|InnoDB: Recovered page' \
+        "server $1 on a prepared backup applied redo"
+    assert_contains "$e" "InnoDB: log sequence number $lsn;" "server $1 starts at the backup's last_lsn"
+}
+
+# check_all_tables NAME - CHECK TABLE ... EXTENDED on every InnoDB table of server
+# NAME (system schemas included); fails unless every status is OK.
+check_all_tables() {
+    local name=$1 list out=$T/check.$RANDOM.out
+    list=$(sql "$name" "SET SESSION group_concat_max_len = 1048576; SELECT GROUP_CONCAT(CONCAT('\`', table_schema, '\`.\`',
+                table_name, '\`') ORDER BY table_schema, table_name SEPARATOR ', ')
+            FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND engine = 'InnoDB'") \
+        || fail "check_all_tables $name: listing tables failed"
+    [[ -n $list && $list != NULL ]] || fail "check_all_tables $name: no InnoDB table"
+    sql "$name" "CHECK TABLE $list EXTENDED" > "$out" || fail "CHECK TABLE on $name failed"
+    if awk -F'\t' '$3 == "error" || ($3 == "status" && $4 != "OK")' "$out" | grep -q .; then
+        grep -v $'\tstatus\tOK$' "$out" | head -n 30 | sed 's/^/  | /' >&2
+        fail "CHECK TABLE on $name reported problems"
+    fi
+    log "CHECK TABLE: $(grep -c $'\tstatus\tOK$' "$out") InnoDB tables OK on $name"
+}
+
+# xb_wait_max SECS WHAT - xb_wait for the xb_backup_bg run, but fail (after killing
+# it and showing its last lines) when it has not ended within SECS seconds.
+xb_wait_max() {
+    local secs=$1 what=$2 i
+    for ((i = 0; i < secs * 10; i++)); do
+        kill -0 "$XB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$XB_PID" 2>/dev/null; then
+        signal_tree KILL "$XB_PID"
+        wait "$XB_PID" 2>/dev/null
+        tail -n 8 "$XB_ERR" | sed 's/^/  | /' >&2
+        fail "$what: $(basename "$XB") did not finish within ${secs}s"
+    fi
+    xb_wait
+}
