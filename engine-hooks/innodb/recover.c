@@ -36,6 +36,7 @@ typedef struct worker {
 	int rc;
 	atomic_int *stop;
 	uint64_t progress_per_page;
+	bool check_only;  /* the first pass: read and check the pages, write nothing */
 	uint8_t *buf;  /* RUN_BYTES of stored pages */
 	uint8_t *tmp;  /* one logical page (page_compressed) */
 	uint8_t *out;  /* one physical page (page_compressed write image) */
@@ -285,6 +286,18 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 	}
 	uint64_t t1 = now_ns();
 	w->st.ns_read += t1 - t0;
+	if (w->check_only) {
+		for (size_t k = 0; k < n; k++) {
+			uint8_t *frame;
+			uint64_t lsn;
+			int rc = w->pages[i + k]->init_lsn ? 0 : load_frame(w, f, w->pages[i + k], w->buf + k * psz,
+									    &frame, &lsn);
+			if (rc)
+				return rc;
+		}
+		w->st.ns_read += now_ns() - t1;
+		return 0;
+	}
 	size_t wstart = 0, wn = 0;
 	for (size_t k = 0; k <= n; k++) {
 		const uint8_t *img = NULL;
@@ -377,7 +390,7 @@ static void *work(void *arg)
 			atomic_store(w->stop, 1);
 			break;
 		}
-		if (w->o->progress)
+		if (w->o->progress && !w->check_only)
 			__atomic_add_fetch(w->o->progress, w->progress_per_page * n, __ATOMIC_RELAXED);
 		i += n;
 	}
@@ -499,30 +512,22 @@ static void free_worker(worker *w)
 	free(w->out);
 }
 
-int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err)
+/* Run the workers over the pages, on as many threads as the batch is worth. */
+static int run_workers(recv *r, spaces *s, const recover_opts *o, recv_page **pages, size_t n, bool check_only,
+		       recover_stats *st, xb_error *err)
 {
-	size_t n;
-	recv_page **pages = recv_sorted_pages(r, &n);
-	if (!pages)
-		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	recover_stats fst;
-	memset(&fst, 0, sizeof fst);
-	int rc = recover_check_spaces(r, s, err);
-	if (!rc)
-		rc = prepare_files(r, s, pages, n, &fst, err);
-	recover_stats_add(st, &fst);
 	int nt = o->threads < 1 ? 1 : o->threads;
 	if (n < (size_t)nt * 64)
 		nt = 1;
 	worker *w = calloc((size_t)nt, sizeof *w);
 	pthread_t *tid = calloc((size_t)nt, sizeof *tid);
 	atomic_int stop = 0;
-	if (!rc && (!w || !tid))
+	int rc = 0, started = 0;
+	if (!w || !tid)
 		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	int started = 0;
 	for (int t = 0; !rc && t < nt; t++) {
 		size_t a = n * (size_t)t / (size_t)nt, b = n * (size_t)(t + 1) / (size_t)nt;
-		w[t] = (worker){.pages = pages + a, .n = b - a, .sp = s, .o = o, .stop = &stop};
+		w[t] = (worker){.pages = pages + a, .n = b - a, .sp = s, .o = o, .stop = &stop, .check_only = check_only};
 		w[t].progress_per_page = n ? (r->batch_end_lsn - r->batch_first_lsn) / n : 0;
 		if (alloc_worker(&w[t])) {
 			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
@@ -545,12 +550,37 @@ int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, 
 			rc = w[t].rc;
 			*err = w[t].err;
 		}
-		recover_stats_add(st, &w[t].st);
+		if (check_only) /* pages are counted once, by the pass that applies */
+			st->ns_read += w[t].st.ns_read;
+		else
+			recover_stats_add(st, &w[t].st);
 	}
 	for (int t = 0; w && t < nt; t++)
 		free_worker(&w[t]);
 	free(w);
 	free(tid);
+	return rc;
+}
+
+int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err)
+{
+	size_t n;
+	recv_page **pages = recv_sorted_pages(r, &n);
+	if (!pages)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	recover_stats fst;
+	memset(&fst, 0, sizeof fst);
+	/* Every page is read and checked before anything is written (file sizes
+	 * included): a damaged page then leaves the batch's files as they were.
+	 * The second pass finds the pages in the page cache. */
+	int rc = recover_check_spaces(r, s, err);
+	if (!rc)
+		rc = run_workers(r, s, o, pages, n, true, st, err);
+	if (!rc)
+		rc = prepare_files(r, s, pages, n, &fst, err);
+	recover_stats_add(st, &fst);
+	if (!rc)
+		rc = run_workers(r, s, o, pages, n, false, st, err);
 	free(pages);
 	return rc;
 }

@@ -339,7 +339,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	xb_progress *prog = NULL;
 	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + WINDOW;
 	/* what the program itself holds (code, libraries, stacks) besides the records and buffers */
-	size_t base = 10u << 20;
+	size_t base = 12u << 20;
 	st->budget = o->use_memory > io + base + (4u << 20) ? o->use_memory - io - base : (4u << 20);
 	st->threads = o->threads < 1 ? 1 : o->threads;
 	int rc = recv_init(&r, st->budget) ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
