@@ -449,8 +449,8 @@ static int walk_records(const uint8_t *r, uint32_t n, redo_mtr *res, redo_file_c
 
 /* ---- framing */
 
-int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t first_lsn, uint64_t capacity,
-		   bool encrypted, redo_mtr *res, redo_file_cb cb, void *cb_ctx)
+int redo_frame_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t first_lsn, uint64_t capacity,
+		   bool encrypted, bool check_crc, redo_mtr *res)
 {
 	res->start_lsn = lsn;
 	res->end_lsn = 0;
@@ -500,11 +500,11 @@ int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t firs
 	size_t nonce = encrypted ? 8 : 0, total = p + 1 + nonce + 4;
 	if (total > avail)
 		return REDO_MTR_NEED_MORE;
-	uint32_t crc = crc32c(buf, p);
-	if (nonce)
+	uint32_t crc = check_crc ? crc32c(buf, p) : 0;
+	if (nonce && check_crc)
 		crc = crc32c_update(crc, buf + p + 1, nonce);
 	uint32_t stored = be32(buf + p + 1 + nonce);
-	if (crc != stored) {
+	if (check_crc && crc != stored) {
 		res->end_reason = REDO_END_CRC;
 		return mtr_fail(res, REDO_MTR_END, "mtr at LSN %llu: CRC %08x, computed %08x", (unsigned long long)lsn,
 				stored, crc);
@@ -512,9 +512,19 @@ int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t firs
 	res->len = (uint32_t)total;
 	res->records_len = (uint32_t)p;
 	res->end_lsn = lsn + total;
+	return REDO_MTR_OK;
+}
+
+int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t first_lsn, uint64_t capacity,
+		   bool encrypted, redo_mtr *res, redo_file_cb cb, void *cb_ctx)
+{
+	int rc = redo_frame_mtr(buf, avail, lsn, first_lsn, capacity, encrypted, true, res);
+	if (rc != REDO_MTR_OK)
+		return rc;
+	uint32_t p = res->records_len;
 	if (encrypted)
 		return REDO_MTR_OK; /* record payloads are ciphertext */
-	int rc = walk_records(buf, (uint32_t)p, res, NULL, NULL);
+	rc = walk_records(buf, (uint32_t)p, res, NULL, NULL);
 	if (rc == REDO_MTR_OK && cb)
 		rc = walk_records(buf, (uint32_t)p, res, cb, cb_ctx);
 	return rc;

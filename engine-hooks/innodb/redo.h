@@ -159,6 +159,13 @@ typedef void (*redo_file_cb)(void *ctx, const redo_file_rec *rec);
 int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t first_lsn, uint64_t capacity,
 		   bool encrypted, redo_mtr *res, redo_file_cb cb, void *cb_ctx);
 
+/* Only the framing of redo_parse_mtr: records delimited by their lengths,
+ * termination byte and sequence bit, and (when check_crc) the CRC-32C; the
+ * records are not walked. For a reader that validates them itself, or that
+ * knows the range was already checked (check_crc false). */
+int redo_frame_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t first_lsn, uint64_t capacity,
+		   bool encrypted, bool check_crc, redo_mtr *res);
+
 /* Bytes after the records in an mtr: termination byte [+ nonce] + CRC. */
 static inline uint32_t redo_mtr_trailer_len(bool encrypted)
 {
