@@ -470,7 +470,8 @@ int recover_check_spaces(recv *r, spaces *s, xb_error *err)
 			continue; /* claimed once the log has given its page 0 flags */
 		xb_err_set(err, XB_E_MISSING_FILE,
 			   "tablespace %u (%s) has redo records from LSN %llu but its file is not in the backup",
-			   rs->space_id, rs->name ? rs->name : "never named in the log", (unsigned long long)rs->first_lsn);
+			   rs->space_id, rs->name ? rs->name : rs->later_name ? rs->later_name : "never named in the log",
+			   (unsigned long long)rs->first_lsn);
 		return xb_err_hint(err, "restore the missing file into the backup directory, or take a new backup");
 	}
 	return 0;

@@ -15,6 +15,8 @@
 #include "innodb/recovery.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,53 +165,114 @@ static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_sta
 	return rc;
 }
 
-/* Multi-batch: scan the log from lsn to its end once, noting the FREE_PAGE,
- * INIT_PAGE and TRIM_PAGES records that will discard collected records. */
-static int lookahead(const logrd *l, recv *r, uint64_t lsn, const recovery_opts *o, recovery_stats *st,
-		     xb_error *err)
+/* The verifier: a second thread that reads the whole log ahead of the
+ * parser, checks every mini-transaction completely (framing, CRC-32C,
+ * record rules), checks that the log reaches the end xtrabackup_checkpoints
+ * promises, and notes the FREE_PAGE/INIT_PAGE/TRIM_PAGES records and file
+ * operations that multi-batch recovery needs to know in advance. The parser
+ * then skips the CRC of everything below verified_lsn, and nothing is
+ * applied before the verifier has finished without error. */
+typedef struct verifier {
+	logrd l;                      /* its own window over the same file */
+	recv notes;                   /* only the look-ahead tables are used */
+	const recovery_opts *o;
+	_Atomic uint64_t verified_lsn; /* every mtr ending at or below is checked */
+	uint64_t end_lsn, mtrs, ns;
+	int rc;
+	xb_error err;
+	pthread_t tid;
+	bool started;
+} verifier;
+
+static void *verify_main(void *arg)
 {
-	logrd a = *l;
-	a.buf = malloc(WINDOW);
-	if (!a.buf)
-		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	a.buf_lsn = lsn;
-	a.have = a.pos = 0;
-	uint64_t t = now_ns(), n = 0, io = 0;
-	int rc = 0;
+	verifier *v = arg;
+	uint64_t t = now_ns(), io = 0, lsn = v->l.buf_lsn;
 	for (;;) {
-		if ((rc = log_fill(&a, &io, err)))
+		if ((v->rc = log_fill(&v->l, &io, &v->err)))
 			break;
 		redo_mtr m;
-		int s = redo_parse_mtr(a.buf + a.pos, a.have - a.pos, lsn, a.info.hdr.first_lsn, a.info.capacity, false,
-				       &m, NULL, NULL);
-		if (s != REDO_MTR_OK) { /* the log must reach its promised end before anything is written */
-			a.found_checkpoint = true; /* checked by the full parse */
-			rc = s == REDO_MTR_CORRUPT ? 0
-						   : log_end(&a, o, lsn,
-							     s == REDO_MTR_END ? m.why
-									       : "the file ends inside a mini-transaction",
-							     err);
+		int s = redo_parse_mtr(v->l.buf + v->l.pos, v->l.have - v->l.pos, lsn, v->l.info.hdr.first_lsn,
+				       v->l.info.capacity, false, &m, NULL, NULL);
+		if (s == REDO_MTR_CORRUPT) {
+			xb_err_set(&v->err, XB_E_REDO_CORRUPT, "%s: malformed mini-transaction at LSN %llu: %s",
+				   v->l.path, (unsigned long long)lsn, m.why);
+			v->rc = xb_err_hint(&v->err, "the redo copy is damaged; take a new backup");
 			break;
 		}
-		if (recv_note_later(r, a.buf + a.pos, m.records_len, lsn)) {
-			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		if (s != REDO_MTR_OK) {
+			v->l.found_checkpoint = true; /* checked by the parser */
+			v->rc = log_end(&v->l, v->o, lsn,
+					s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction", &v->err);
 			break;
 		}
-		a.pos += m.len;
+		if (recv_note_later(&v->notes, v->l.buf + v->l.pos, m.records_len, lsn)) {
+			v->rc = xb_err_set(&v->err, XB_E_INTERNAL, "out of memory");
+			break;
+		}
+		v->l.pos += m.len;
 		lsn = m.end_lsn;
-		n++;
+		if (!(++v->mtrs & 63))
+			atomic_store(&v->verified_lsn, lsn);
 	}
-	free(a.buf);
-	st->ns_lookahead += now_ns() - t;
-	xb_info("multi-batch recovery: looked ahead over %llu mini-transactions to LSN %llu for pages freed or "
-		"rebuilt later (%zu pages)",
-		(unsigned long long)n, (unsigned long long)lsn, r->n_later);
-	return rc;
+	if (!v->rc)
+		atomic_store(&v->verified_lsn, lsn);
+	v->end_lsn = lsn;
+	v->ns = now_ns() - t;
+	return NULL;
 }
 
-/* Parse the whole log, applying a batch whenever the collector is full. */
+static int verifier_start(verifier *v, const logrd *l, const recovery_opts *o, xb_error *err)
+{
+	memset(v, 0, sizeof *v);
+	v->l = *l;
+	v->o = o;
+	v->l.buf = malloc(WINDOW);
+	if (!v->l.buf || recv_init(&v->notes, 0))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	v->l.have = v->l.pos = 0;
+	if (pthread_create(&v->tid, NULL, verify_main, v))
+		return xb_err_set(err, XB_E_INTERNAL, "cannot start a thread");
+	v->started = true;
+	return 0;
+}
+
+/* Wait for the verifier; hand its notes to r. */
+static int verifier_join(verifier *v, recv *r, recovery_stats *st, xb_error *err)
+{
+	if (!v->started)
+		return 0;
+	uint64_t t = now_ns();
+	pthread_join(v->tid, NULL);
+	v->started = false;
+	st->ns_lookahead = now_ns() - t; /* what the parser waited for it */
+	if (v->rc) {
+		*err = v->err;
+		return v->rc;
+	}
+	if (recv_merge_later(r, &v->notes))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s, in parallel with parsing; "
+		"%zu pages are freed or rebuilt somewhere in it",
+		(unsigned long long)v->end_lsn, (unsigned long long)v->mtrs, (double)v->ns / 1e9, r->n_later);
+	return 0;
+}
+
+static void verifier_free(verifier *v)
+{
+	if (v->started) {
+		pthread_join(v->tid, NULL);
+		v->started = false;
+	}
+	free(v->l.buf);
+	v->l.buf = NULL;
+	recv_free(&v->notes);
+}
+
+/* Parse the whole log, applying a batch whenever the collector is full.
+ * Nothing is applied before the verifier has checked the whole log. */
 static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o, recovery_stats *st,
-			   volatile uint64_t *prog, xb_error *err)
+			   verifier *v, volatile uint64_t *prog, xb_error *err)
 {
 	uint64_t lsn = l->info.cp.checkpoint_lsn;
 	char why[200];
@@ -218,22 +281,22 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 		if (rc)
 			return rc;
 		redo_mtr m;
-		int s = redo_parse_mtr(l->buf + l->pos, l->have - l->pos, lsn, l->info.hdr.first_lsn, l->info.capacity,
-				       false, &m, NULL, NULL);
+		bool checked = atomic_load(&v->verified_lsn) > lsn;
+		int s = redo_frame_mtr(l->buf + l->pos, l->have - l->pos, lsn, l->info.hdr.first_lsn, l->info.capacity,
+				       false, !checked, &m);
 		if (s == REDO_MTR_NEED_MORE && l->buf_lsn + l->have < l->file_end_lsn)
 			return xb_err_set(err, XB_E_INTERNAL, "log window too small at LSN %llu", (unsigned long long)lsn);
 		if (s == REDO_MTR_NEED_MORE || s == REDO_MTR_END) {
 			st->end_lsn = lsn;
 			l->found_checkpoint = r->found_checkpoint;
+			if ((rc = verifier_join(v, r, st, err)))
+				return rc;
 			return log_end(l, o, lsn, s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction",
 				       err);
 		}
-		if (s == REDO_MTR_CORRUPT) {
-			xb_err_set(err, XB_E_REDO_CORRUPT, "%s: malformed mini-transaction at LSN %llu: %s", l->path,
-				   (unsigned long long)lsn, m.why);
-			return xb_err_hint(err, "the redo copy is damaged; take a new backup");
-		}
 		if (recv_add_mtr(r, l->buf + l->pos, m.records_len, lsn, m.end_lsn, why, sizeof why)) {
+			if ((rc = verifier_join(v, r, st, err))) /* its message is the better one */
+				return rc;
 			xb_err_set(err, XB_E_REDO_CORRUPT, "%s: mini-transaction at LSN %llu: %s", l->path,
 				   (unsigned long long)lsn, why);
 			return xb_err_hint(err, "the redo copy is damaged; take a new backup");
@@ -247,7 +310,7 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 					  (unsigned long long)lsn);
 		if (!recv_full(r))
 			continue;
-		if (!st->batches && ((rc = lookahead(l, r, lsn, o, st, err)) || (rc = recover_check_spaces(r, sp, err))))
+		if (!st->batches && ((rc = verifier_join(v, r, st, err)) || (rc = recover_check_spaces(r, sp, err))))
 			return rc;
 		if ((rc = apply_batch(r, sp, o, st, prog, err)))
 			return rc;
@@ -337,7 +400,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	spaces sp;
 	memset(&sp, 0, sizeof sp);
 	xb_progress *prog = NULL;
-	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + WINDOW;
+	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + 2 * WINDOW; /* + the verifier */
 	/* what the program itself holds (code, libraries, stacks) besides the records and buffers */
 	size_t base = 12u << 20;
 	st->budget = o->use_memory > io + base + (4u << 20) ? o->use_memory - io - base : (4u << 20);
@@ -357,13 +420,18 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 			xb_progress_add_total(prog, 2 * (l.file_end_lsn - st->checkpoint_lsn));
 	}
 	volatile uint64_t *pc = prog ? xb_progress_counter(prog) : NULL;
+	verifier v;
+	memset(&v, 0, sizeof v);
+	if (!rc)
+		rc = verifier_start(&v, &l, o, err);
 	if (!rc) {
 		r.want_checkpoint = l.info.cp.checkpoint_lsn;
 		uint64_t t = now_ns();
-		rc = parse_and_apply(&l, &r, &sp, o, st, pc, err);
+		rc = parse_and_apply(&l, &r, &sp, o, st, &v, pc, err);
 		uint64_t all = now_ns() - t, other = st->ns_read_log + st->ns_apply_wall + st->ns_lookahead;
 		st->ns_parse = all > other ? all - other : 0;
 	}
+	verifier_free(&v);
 	if (!rc)
 		rc = apply_batch(&r, &sp, o, st, pc, err);
 	if (prog)

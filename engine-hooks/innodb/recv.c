@@ -677,3 +677,32 @@ size_t recv_drop_superseded(recv *r)
 	}
 	return dropped;
 }
+
+int recv_merge_later(recv *dst, recv *src)
+{
+	free(dst->later);
+	dst->later = src->later;
+	dst->n_later = src->n_later;
+	dst->cap_later = src->cap_later;
+	src->later = NULL;
+	src->n_later = src->cap_later = 0;
+	for (size_t i = 0; i < src->cap_spaces; i++) {
+		recv_space *a = &src->spaces[i];
+		if (!a->used)
+			continue;
+		recv_space *b = space_get(dst, a->space_id);
+		if (!b)
+			return -1;
+		b->later_trim_lsn = a->later_trim_lsn;
+		b->later_deleted = a->later_deleted;
+		b->later_records = a->later_records;
+		if (!b->first_lsn)
+			b->first_lsn = a->first_lsn;
+		if (a->later_name) {
+			free(b->later_name);
+			b->later_name = a->later_name;
+			a->later_name = NULL;
+		}
+	}
+	return 0;
+}

@@ -144,6 +144,10 @@ recv_page **recv_sorted_pages(recv *r, size_t *n);
  * is not written with an intermediate state). Returns -1 when out of memory. */
 int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn);
 
+/* Move what recv_note_later() gathered in src (a collector used only for
+ * that, by another thread) into dst. Returns -1 when out of memory. */
+int recv_merge_later(recv *dst, recv *src);
+
 /* Drop the superseded entries of the current batch; returns how many pages lost their entries. */
 size_t recv_drop_superseded(recv *r);
 
