@@ -571,11 +571,12 @@ int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, 
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	recover_stats fst;
 	memset(&fst, 0, sizeof fst);
-	/* Every page is read and checked before anything is written (file sizes
-	 * included): a damaged page then leaves the batch's files as they were.
-	 * The second pass finds the pages in the page cache. */
+	/* In the first batch every page is read and checked before anything is
+	 * written (file sizes included): a damaged page then leaves the backup as
+	 * it was. The second pass finds the pages in the page cache. Later
+	 * batches check each page just before applying to it. */
 	int rc = recover_check_spaces(r, s, err);
-	if (!rc)
+	if (!rc && o->check_first)
 		rc = run_workers(r, s, o, pages, n, true, st, err);
 	if (!rc)
 		rc = prepare_files(r, s, pages, n, &fst, err);

@@ -44,6 +44,7 @@ typedef struct recover_opts {
 	int compression_level;     /* page_compressed zlib level (server default 6) */
 	volatile uint64_t *progress; /* bytes of log applied are added here (may be NULL) */
 	bool (*should_stop)(void);   /* polled between runs of pages (may be NULL) */
+	bool check_first;            /* read and check every page before writing any (first batch) */
 } recover_opts;
 
 /* Apply the batch held by r. Files of tablespaces that the log says were

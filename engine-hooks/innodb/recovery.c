@@ -150,7 +150,8 @@ static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_sta
 	recover_opts ro = {.threads = o->threads,
 			   .compression_level = o->compression_level,
 			   .progress = prog,
-			   .should_stop = o->should_stop};
+			   .should_stop = o->should_stop,
+			   .check_first = st->batches == 0};
 	uint64_t t = now_ns();
 	size_t later = recv_drop_superseded(r);
 	if (later)
