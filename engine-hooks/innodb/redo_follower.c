@@ -55,6 +55,7 @@
 #define HEADROOM_WARN 0.2
 #define STOP_ROUNDS 16               /* rounds of the last read in redo_follower_stop */
 #define TAIL_CONFIRM (16u * 1024)    /* bytes before the end of the log that are read twice */
+#define TAIL_HOLD (64u * 1024)       /* bytes held back when the log does not end with its end marker */
 
 struct redo_follower {
 	/* configuration */
@@ -254,7 +255,7 @@ static int flush_out(redo_follower *rf, uint64_t lsn, xb_error *err)
 }
 
 /* The end of the valid mtrs in buf, parsing from pos (LSN lsn) without copying. */
-static size_t parse_end(redo_follower *rf, size_t pos, size_t n, uint64_t lsn, uint64_t cap, int *st)
+static size_t parse_end(redo_follower *rf, size_t pos, size_t n, uint64_t lsn, uint64_t cap, int *st, int *reason)
 {
 	redo_mtr m;
 	while ((*st = redo_parse_mtr(rf->buf + pos, n - pos, lsn, rf->first_lsn, cap, rf->encrypted, &m, NULL, NULL)) ==
@@ -262,6 +263,7 @@ static size_t parse_end(redo_follower *rf, size_t pos, size_t n, uint64_t lsn, u
 		pos += m.len;
 		lsn = m.end_lsn;
 	}
+	*reason = m.end_reason;
 	return pos;
 }
 
@@ -322,10 +324,15 @@ static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
 		refresh_checkpoint(rf);
 		if ((rc = check_overwrite(rf, lsn, err)))
 			return rc;
-		int st;
-		size_t limit = parse_end(rf, skip, n, lsn, cap, &st);
+		int st, reason = REDO_END_NONE;
+		size_t limit = parse_end(rf, skip, n, lsn, cap, &st, &reason);
 		if (st == REDO_MTR_END && (rc = confirmed_end(rf, read_lsn, skip, n, limit, &limit, err)))
 			return rc;
+		/* The server ends its log with a 0x00 byte after the last mtr. A chain
+		 * that ends otherwise (CRC, sequence bit) may end in stale mtrs of a
+		 * block being rewritten: its last TAIL_HOLD bytes wait for a later read. */
+		if (st == REDO_MTR_END && reason != REDO_END_MARKER)
+			limit = limit > skip + TAIL_HOLD ? limit - TAIL_HOLD : skip;
 		size_t pos = skip;
 		redo_mtr m;
 		for (;;) {
