@@ -23,11 +23,21 @@
  * doubling while whole chunks parse, up to CHUNK_MAX. The
  * mtrs found are copied into an output buffer with their termination byte
  * set to 0x01 (the copy is linear: one pass) and handed to the sink chunk by
- * chunk, then copied_lsn is published and waiters are woken. A scan stops at
- * the end of the log: a 0x00/0x01 byte where an mtr would start (the server
- * always writes one after its last mtr), or, after a few 1 ms re-reads, an
- * mtr that does not validate (a block the server is writing at that moment,
- * or stale data of the previous pass).
+ * chunk, then copied_lsn is published and waiters are woken.
+ *
+ * Where the copy may stop: the server writes the block holding the end of its
+ * log in full, and the bytes after the end are whatever its log buffer held
+ * (older mini-transactions, or ones another thread is appending while the
+ * write runs), so they can parse as valid mtrs, with a good CRC and the right
+ * sequence bit, that the server later overwrites with different ones. A copy
+ * that took them would wait forever for an mtr boundary that does not exist.
+ * So each round first asks the server how far its log is durable
+ * (cfg.durable_lsn, the server's flushed LSN) and only then reads: every mtr
+ * ending at or below that LSN is final on disk, and nothing past it is copied.
+ * If the log does not parse below that LSN for a while, it is corrupt, and
+ * the follower says so instead of waiting. Without the callback (tests), the
+ * tail is guarded by a second read of its last bytes and by holding back a
+ * chain that does not end with the server's end marker.
  */
 #include "redo_follower.h"
 
@@ -56,6 +66,8 @@
 #define STOP_ROUNDS 16               /* rounds of the last read in redo_follower_stop */
 #define TAIL_CONFIRM (16u * 1024)    /* bytes before the end of the log that are read twice */
 #define TAIL_HOLD (64u * 1024)       /* bytes held back when the log does not end with its end marker */
+#define SHORT_MAX 10                 /* seconds the log may fail to parse below the durable LSN */
+#define DURABLE_FAIL_MAX 60          /* seconds the durable LSN may be unreadable */
 
 struct redo_follower {
 	/* configuration */
@@ -65,6 +77,8 @@ struct redo_follower {
 	unsigned poll_ms; /* poll interval */
 	void (*on_file_op)(void *, int, uint32_t, const char *, const char *, uint64_t); /* DDL callback */
 	void *ctx;        /* its context */
+	int (*durable_fn)(void *, uint64_t *, xb_error *); /* the server's durable LSN, or NULL */
+	void *durable_ctx; /* its context */
 
 	/* the log file; touched by the follower thread only (or by stop after the join) */
 	int fd;              /* open descriptor of the log */
@@ -82,6 +96,10 @@ struct redo_follower {
 	bool warned_headroom; /* the 20% warning was given */
 	time_t last_log;     /* when ">> log scanned up to" was last printed */
 	uint64_t last_logged_lsn; /* and the LSN it printed */
+	uint64_t durable;    /* largest durable LSN the server reported */
+	time_t durable_fail_since; /* start of a run of failed durable_fn calls, 0 if none */
+	time_t short_since;  /* since when the log has ended below `durable` (0: it does not) */
+	uint64_t cb_limit;   /* file records of mtrs ending past this LSN are not reported (yet) */
 
 	/* shared with other threads */
 	uint64_t checkpoint_lsn;       /* start of the copy (constant after start) */
@@ -231,8 +249,8 @@ static double headroom_of(uint64_t server, uint64_t copied, uint64_t cap)
 static void file_rec_cb(void *ctx, const redo_file_rec *r)
 {
 	redo_follower *rf = ctx;
-	if (r->op == REDO_FILE_CHECKPOINT || !rf->on_file_op)
-		return;
+	if (r->op == REDO_FILE_CHECKPOINT || !rf->on_file_op || r->end_lsn > rf->cb_limit)
+		return; /* an mtr that is not copied in this read is reported when it is */
 	rf->on_file_op(rf->ctx, r->op, r->space_id, r->name, r->new_name, r->end_lsn);
 }
 
@@ -300,6 +318,35 @@ static int confirmed_end(redo_follower *rf, uint64_t read_lsn, size_t skip, size
 	return 0;
 }
 
+/* Ask the server how far its log is durable. A failure is retried next
+ * round; DURABLE_FAIL_MAX seconds of failures end the follower. */
+static int refresh_durable(redo_follower *rf, xb_error *err)
+{
+	uint64_t d = 0;
+	xb_error e;
+	xb_err_clear(&e);
+	if (rf->durable_fn(rf->durable_ctx, &d, &e) == 0) {
+		if (rf->durable_fail_since)
+			xb_info("The server's flushed LSN is readable again (%llu)", (unsigned long long)d);
+		rf->durable_fail_since = 0;
+		if (d > rf->durable)
+			rf->durable = d;
+		redo_follower_note_server_lsn(rf, d);
+		return 0;
+	}
+	time_t now = time(NULL);
+	if (!rf->durable_fail_since) {
+		rf->durable_fail_since = now;
+		xb_warn("cannot read the server's flushed LSN, retrying: %s", e.msg);
+	} else if (now - rf->durable_fail_since >= DURABLE_FAIL_MAX) {
+		xb_err_set(err, e.code ? e.code : XB_E_QUERY,
+			   "the redo log copy stopped at LSN %llu: the server's flushed LSN could not be read for %d s: %s",
+			   (unsigned long long)rf->scan_lsn, DURABLE_FAIL_MAX, e.msg);
+		return xb_err_hint(err, "check that the server is up and that the backup user can run SHOW GLOBAL STATUS");
+	}
+	return 0;
+}
+
 /* Copy mtrs from scan_lsn until the end of the log (or SCAN_ROUND_MAX bytes);
  * *caught_up tells whether the end was reached. */
 static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
@@ -307,7 +354,11 @@ static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
 	size_t want = CHUNK_MIN;
 	int rereads = 0;
 	uint64_t start = rf->scan_lsn;
+	bool gated = rf->durable_fn != NULL;
+	int rc;
 	*caught_up = false;
+	if (gated && (rc = refresh_durable(rf, err))) /* before any read: see the top of the file */
+		return rc;
 	while (rf->scan_lsn - start < SCAN_ROUND_MAX) {
 		uint64_t cap = atomic_load(&rf->capacity);
 		uint64_t lsn = rf->scan_lsn;
@@ -317,29 +368,37 @@ static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
 		size_t n = (want + skip + ALIGN - 1) / ALIGN * ALIGN;
 		if (n > cap)
 			n = (size_t)cap;
-		int rc = read_lsn_range(rf, read_lsn, rf->buf, n, err);
-		if (rc)
+		if ((rc = read_lsn_range(rf, read_lsn, rf->buf, n, err)))
 			return rc;
 		/* the chunk must have been read before the server wrote a whole log past it */
 		refresh_checkpoint(rf);
 		if ((rc = check_overwrite(rf, lsn, err)))
 			return rc;
-		int st, reason = REDO_END_NONE;
-		size_t limit = parse_end(rf, skip, n, lsn, cap, &st, &reason);
-		if (st == REDO_MTR_END && (rc = confirmed_end(rf, read_lsn, skip, n, limit, &limit, err)))
-			return rc;
-		/* The server ends its log with a 0x00 byte after the last mtr. A chain
-		 * that ends otherwise (CRC, sequence bit) may end in stale mtrs of a
-		 * block being rewritten: its last TAIL_HOLD bytes wait for a later read. */
-		if (st == REDO_MTR_END && reason != REDO_END_MARKER)
-			limit = limit > skip + TAIL_HOLD ? limit - TAIL_HOLD : skip;
+		size_t limit = n;
+		if (gated) {
+			rf->cb_limit = rf->durable;
+		} else {
+			int st, reason = REDO_END_NONE;
+			limit = parse_end(rf, skip, n, lsn, cap, &st, &reason);
+			if (st == REDO_MTR_END && (rc = confirmed_end(rf, read_lsn, skip, n, limit, &limit, err)))
+				return rc;
+			/* The server ends its log with a 0x00 byte after the last mtr. A chain
+			 * that ends otherwise (CRC, sequence bit) may end in stale mtrs of a
+			 * block being rewritten: its last TAIL_HOLD bytes wait for a later read. */
+			if (st == REDO_MTR_END && reason != REDO_END_MARKER)
+				limit = limit > skip + TAIL_HOLD ? limit - TAIL_HOLD : skip;
+			rf->cb_limit = read_lsn + limit;
+		}
 		size_t pos = skip;
+		bool at_durable = false;
+		int st;
 		redo_mtr m;
 		for (;;) {
 			st = redo_parse_mtr(rf->buf + pos, n - pos, lsn, rf->first_lsn, cap, rf->encrypted, &m,
 					    file_rec_cb, rf);
-			if (st == REDO_MTR_OK && pos + m.len > limit) {
-				st = REDO_MTR_END; /* not confirmed yet: read again */
+			if (st == REDO_MTR_OK && (pos + m.len > limit || (gated && m.end_lsn > rf->durable))) {
+				at_durable = gated; /* not durable, or not confirmed yet: read again */
+				st = REDO_MTR_END;
 				m.end_reason = REDO_END_CRC;
 				break;
 			}
@@ -368,9 +427,27 @@ static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
 			continue;
 		}
 		/* REDO_MTR_END */
-		if (progress)
+		if (progress) {
 			rereads = 0;
-		if (m.end_reason == REDO_END_MARKER || rereads >= REREAD_TRIES) {
+			rf->short_since = 0;
+		}
+		if (at_durable || (gated && lsn >= rf->durable) ||
+		    (!gated && (m.end_reason == REDO_END_MARKER || rereads >= REREAD_TRIES))) {
+			rf->short_since = gated ? 0 : rf->short_since;
+			*caught_up = true;
+			return 0;
+		}
+		if (gated && rereads >= REREAD_TRIES) {
+			/* everything below the durable LSN is on disk: it must parse */
+			time_t now = time(NULL);
+			if (!rf->short_since)
+				rf->short_since = now;
+			else if (now - rf->short_since >= SHORT_MAX)
+				return xb_err_set(err, XB_E_REDO_CORRUPT,
+						  "%s: the log does not parse at LSN %llu (%s), below LSN %llu which the "
+						  "server has made durable",
+						  rf->log_path, (unsigned long long)lsn, m.why,
+						  (unsigned long long)rf->durable);
 			*caught_up = true;
 			return 0;
 		}
@@ -521,6 +598,8 @@ int redo_follower_start(const redo_follower_cfg *cfg, redo_follower **out, xb_er
 	rf->poll_ms = cfg->poll_interval_ms ? cfg->poll_interval_ms : 50;
 	rf->on_file_op = cfg->on_file_op;
 	rf->ctx = cfg->ctx;
+	rf->durable_fn = cfg->durable_lsn;
+	rf->durable_ctx = cfg->durable_ctx;
 	rf->log_path = strdup(cfg->log_path);
 	void *b1 = NULL, *b2 = NULL;
 	if (posix_memalign(&b1, ALIGN, CHUNK_MAX + ALIGN) == 0)

@@ -7,10 +7,10 @@
  * CRC-valid mini-transaction with its termination byte forced to 0x01, which
  * is the file mariabackup --prepare (and our own prepare) recovers from.
  *
- * A thread polls the log every poll_interval_ms: it reads write-size aligned
- * chunks with pread (unwrapping the circle), frames mtrs, re-reads a
- * not-yet-valid last block briefly, and reports file records (DDL) through
- * a callback. Each round it re-reads the checkpoint blocks; if the server
+ * A thread polls the log every poll_interval_ms: it asks the server how far
+ * its log is durable, reads write-size aligned chunks with pread (unwrapping
+ * the circle), frames mtrs up to that LSN, and reports file records (DDL)
+ * through a callback. Each round it re-reads the checkpoint blocks; if the server
  * (its checkpoint end LSN, or the LSN the main thread noted from SHOW ENGINE
  * INNODB STATUS) is a whole log capacity ahead of the copy, unread log has
  * been overwritten and the follower fails with XB_E_REDO_OVERWRITTEN. It
@@ -42,6 +42,14 @@ typedef struct redo_follower_cfg {
 			   uint64_t lsn);
 	void *ctx;           /* passed to on_file_op */
 	const char *creator; /* creator string of the copy's header; NULL: REDO_BACKUP_CREATOR */
+	/* The server's durable LSN (Innodb_lsn_flushed), called from the follower
+	 * thread once per round before it reads: only mtrs ending at or below it
+	 * are copied. Bytes past it can be garbage that still parses as valid mtrs
+	 * (the server writes its last block in full, with whatever its log buffer
+	 * held after the end), which a copy must never take. Returns 0 on success.
+	 * May be NULL (tests): the follower then relies on re-reads of the tail. */
+	int (*durable_lsn)(void *ctx, uint64_t *lsn, xb_error *err);
+	void *durable_ctx; /* passed to durable_lsn */
 } redo_follower_cfg;
 
 /* Open the log, pick the checkpoint, write the 12 KiB backup header, copy

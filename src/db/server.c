@@ -170,6 +170,14 @@ int xb_server_variable(xb_server *s, const char *name, char **out, xb_error *err
 	return xb_server_rows(s, sql, second_value, out, err);
 }
 
+int xb_server_status(xb_server *s, const char *name, char **out, xb_error *err)
+{
+	char sql[256];
+	*out = NULL;
+	snprintf(sql, sizeof sql, "SHOW GLOBAL STATUS LIKE '%s'", name);
+	return xb_server_rows(s, sql, second_value, out, err);
+}
+
 static int third_value(void *ctx, unsigned n, char **names, char **values)
 {
 	char **out = ctx;
@@ -191,6 +199,22 @@ int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
 	}
 	*lsn = strtoull(p + strlen("\nLog sequence number"), NULL, 10);
 	free(status);
+	return 0;
+}
+
+int xb_server_flushed_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
+{
+	char *v = NULL;
+	int rc = xb_server_status(s, "Innodb\\_lsn\\_flushed", &v, err);
+	if (rc)
+		return rc;
+	char *end = NULL;
+	unsigned long long x = v ? strtoull(v, &end, 10) : 0;
+	bool ok = v && end != v && *end == 0;
+	free(v);
+	if (!ok)
+		return xb_err_set(err, XB_E_SERVER_STATE, "SHOW GLOBAL STATUS has no number for Innodb_lsn_flushed");
+	*lsn = x;
 	return 0;
 }
 

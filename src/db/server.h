@@ -36,12 +36,18 @@ int xb_server_value(xb_server *s, const char *sql, char **out, xb_error *err);
 /* A global variable's value (malloc'ed, NULL when the variable does not exist). */
 int xb_server_variable(xb_server *s, const char *name, char **out, xb_error *err);
 
+/* A global status variable's value (malloc'ed, NULL when there is no such variable). */
+int xb_server_status(xb_server *s, const char *name, char **out, xb_error *err);
+
 /* Rows as a callback: fn(ctx, ncols, names, values) for each row; fn returns 0 to continue. */
 int xb_server_rows(xb_server *s, const char *sql,
 		   int (*fn)(void *ctx, unsigned ncols, char **names, char **values), void *ctx, xb_error *err);
 
 /* The InnoDB LSN from SHOW ENGINE INNODB STATUS ("Log sequence number N"). */
 int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err);
+
+/* How far the server's redo log is durable: the status variable Innodb_lsn_flushed. */
+int xb_server_flushed_lsn(xb_server *s, uint64_t *lsn, xb_error *err);
 
 /* Check that CURRENT_USER() holds the global privileges a backup needs:
  * RELOAD and PROCESS, BINLOG MONITOR when binary logging is on, SLAVE MONITOR for

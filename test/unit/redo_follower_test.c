@@ -5,12 +5,15 @@
  * times) and tables created/renamed/dropped, then check the copy: size ==
  * 12288 + last_lsn - checkpoint_lsn, a valid backup header, every mtr valid
  * up to exactly last_lsn, DDL reported. Also: a real overwrite (the follower
- * not polling while the server laps it), an online log resize, and errors.
+ * not polling while the server laps it), the durable-LSN gate (nothing past
+ * the LSN the server reports flushed is copied; a log that does not parse
+ * below it is an error, not a hang), an online log resize, and errors.
  * Skipped (exit 77) when no mariadbd is installed.
  */
 #include <CUnit/Basic.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +47,10 @@ static int sql(const char *stmt)
 	return server("sql", args);
 }
 
-static uint64_t server_lsn(void)
+static uint64_t server_number(const char *what)
 {
 	char line[PATH_MAX * 3];
-	snprintf(line, sizeof line, "'%s/server.sh' lsn '%s'", fixture_dir, srv_dir);
+	snprintf(line, sizeof line, "'%s/server.sh' %s '%s'", fixture_dir, what, srv_dir);
 	FILE *p = popen(line, "r");
 	unsigned long long v = 0;
 	if (p) {
@@ -56,6 +59,31 @@ static uint64_t server_lsn(void)
 		pclose(p);
 	}
 	return v;
+}
+
+static uint64_t server_lsn(void)
+{
+	return server_number("lsn");
+}
+
+/* The durable_lsn callback of a backup: the server's Innodb_lsn_flushed. */
+static int durable_from_server(void *ctx, uint64_t *lsn, xb_error *err)
+{
+	(void)ctx;
+	*lsn = server_number("flushed");
+	return *lsn ? 0 : xb_err_set(err, XB_E_QUERY, "no Innodb_lsn_flushed");
+}
+
+/* A durable_lsn callback the test controls. */
+static _Atomic uint64_t gate_lsn;
+static _Atomic int gate_calls;
+static int durable_gate(void *ctx, uint64_t *lsn, xb_error *err)
+{
+	(void)ctx;
+	(void)err;
+	atomic_fetch_add(&gate_calls, 1);
+	*lsn = atomic_load(&gate_lsn);
+	return 0;
 }
 
 /* A fresh directory sink under the server's directory. */
@@ -153,7 +181,11 @@ static void test_follow_under_load(void)
 	char dir[PATH_MAX + 64];
 	xb_sink *sink = new_sink(dir, sizeof dir);
 	CU_ASSERT_FATAL(sink != NULL);
-	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .on_file_op = on_file_op, .ctx = &ddl};
+	redo_follower_cfg cfg = {.log_path = log_path,
+				 .sink = sink,
+				 .on_file_op = on_file_op,
+				 .ctx = &ddl,
+				 .durable_lsn = durable_from_server};
 	redo_follower *rf = NULL;
 	xb_error err;
 	xb_err_clear(&err);
@@ -257,12 +289,87 @@ static void test_noted_server_lsn(void)
 	xb_sink_free(sink);
 }
 
+static void test_durable_gate(void)
+{
+	/* nothing past the durable LSN the server reports is copied, even while
+	 * the log holds far more; raising it lets the copy go on */
+	char dir[PATH_MAX + 64];
+	xb_sink *sink = new_sink(dir, sizeof dir);
+	CU_ASSERT_FATAL(sink != NULL);
+	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
+	uint64_t f0 = server_number("flushed");
+	CU_ASSERT_FATAL(f0 > 0);
+	atomic_store(&gate_lsn, f0);
+	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .poll_interval_ms = 5, .durable_lsn = durable_gate};
+	redo_follower *rf = NULL;
+	xb_error err;
+	xb_err_clear(&err);
+	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
+	uint64_t cp = redo_follower_checkpoint_lsn(rf);
+	CU_ASSERT(sql("INSERT INTO t_load SELECT seq + 300000, REPEAT('g', 1000) FROM seq_1_to_2000") == 0);
+	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
+	uint64_t f1 = server_number("flushed");
+	CU_ASSERT(f1 > f0 + 1000000);
+	int calls = atomic_load(&gate_calls);
+	usleep(300 * 1000); /* many rounds */
+	CU_ASSERT(atomic_load(&gate_calls) > calls + 5);
+	CU_ASSERT_EQUAL(redo_follower_copied_lsn(rf), f0); /* a flushed LSN is an mtr boundary */
+	CU_ASSERT_EQUAL(redo_follower_check(rf, NULL), 0);
+	atomic_store(&gate_lsn, f1);
+	int rc = redo_follower_wait_for(rf, f1, 30, &err);
+	if (rc)
+		printf("\n    wait: %s", err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	uint64_t last = 0;
+	CU_ASSERT_EQUAL(redo_follower_stop(rf, &last, &err), 0);
+	CU_ASSERT_EQUAL(last, f1);
+	redo_follower_free(rf);
+	CU_ASSERT(xb_sink_finish(sink, &err) == 0);
+	xb_sink_free(sink);
+	check_copy(dir, cp, last);
+}
+
+static void test_durable_unparsable(void)
+{
+	/* a server claiming its log durable past what parses: a clear error, not a hang */
+	char dir[PATH_MAX + 64];
+	xb_sink *sink = new_sink(dir, sizeof dir);
+	CU_ASSERT_FATAL(sink != NULL);
+	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
+	uint64_t f0 = server_number("flushed");
+	atomic_store(&gate_lsn, f0 + 1000000);
+	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .poll_interval_ms = 20, .durable_lsn = durable_gate};
+	redo_follower *rf = NULL;
+	xb_error err;
+	xb_err_clear(&err);
+	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
+	int rc = redo_follower_wait_for(rf, f0 + 1000000, 60, &err);
+	CU_ASSERT_EQUAL(rc, XB_E_REDO_CORRUPT);
+	char want[200];
+	unsigned long long at = 0;
+	const char *p = strstr(err.msg, "the log does not parse at LSN ");
+	CU_ASSERT_FATAL(p != NULL);
+	CU_ASSERT(sscanf(p, "the log does not parse at LSN %llu (", &at) == 1);
+	CU_ASSERT(at >= f0 && at < f0 + 1000000); /* where the real log ends (an idle server still writes a little) */
+	snprintf(want, sizeof want, "below LSN %llu which the server has made durable", (unsigned long long)(f0 + 1000000));
+	CU_ASSERT(strstr(err.msg, want) != NULL);
+	printf("\n    %s ... ", err.msg);
+	uint64_t last;
+	CU_ASSERT_EQUAL(redo_follower_stop(rf, &last, &err), XB_E_REDO_CORRUPT);
+	redo_follower_free(rf);
+	xb_sink_free(sink);
+}
+
 static void test_online_resize(void)
 {
 	char dir[PATH_MAX + 64];
 	xb_sink *sink = new_sink(dir, sizeof dir);
 	CU_ASSERT_FATAL(sink != NULL);
-	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .on_file_op = on_file_op, .ctx = &ddl};
+	redo_follower_cfg cfg = {.log_path = log_path,
+				 .sink = sink,
+				 .on_file_op = on_file_op,
+				 .ctx = &ddl,
+				 .durable_lsn = durable_from_server};
 	redo_follower *rf = NULL;
 	xb_error err;
 	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
@@ -354,6 +461,8 @@ int main(void)
 	CU_add_test(s, "copy under load with wrap-around and DDL", test_follow_under_load);
 	CU_add_test(s, "real overwrite detected", test_overwrite_detected);
 	CU_add_test(s, "noted server LSN and headroom", test_noted_server_lsn);
+	CU_add_test(s, "nothing past the durable LSN is copied", test_durable_gate);
+	CU_add_test(s, "log that does not parse below the durable LSN", test_durable_unparsable);
 	CU_add_test(s, "online log resize followed", test_online_resize);
 	CU_add_test(s, "errors", test_errors);
 	CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -509,6 +509,13 @@ static void headroom_extra(void *ctx, char *buf, size_t n)
 		snprintf(buf, n, "redo headroom %.0f%%", 100.0 * redo_follower_headroom(c->rf));
 }
 
+/* The redo follower's durable_lsn callback: its own connection, its thread only. */
+static int durable_lsn(void *ctx, uint64_t *lsn, xb_error *err)
+{
+	backup_ctx *c = ctx;
+	return xb_server_flushed_lsn(&c->srv_log, lsn, err);
+}
+
 static int finish_redo(backup_ctx *c, xb_error *err)
 {
 	uint64_t lsn;
@@ -596,6 +603,10 @@ static int run(backup_ctx *c, xb_error *err)
 	rcfg.poll_interval_ms = (unsigned)xb_opt_int(o, XB_OPT_LOG_COPY_INTERVAL);
 	rcfg.on_file_op = ddl_note_file_op;
 	rcfg.ctx = c;
+	rcfg.durable_lsn = durable_lsn;
+	rcfg.durable_ctx = c;
+	if ((rc = xb_server_connect(&c->srv_log, o, err)))
+		return rc;
 	if ((rc = redo_follower_start(&rcfg, &c->rf, err)))
 		return rc;
 	c->start_checkpoint = redo_follower_checkpoint_lsn(c->rf);
@@ -664,6 +675,7 @@ int cmd_backup(const xb_options *o, xb_error *err)
 	}
 	safe_slave_restart(c);
 	xb_server_close(&c->srv); /* closing the connection also ends a BACKUP STAGE */
+	xb_server_close(&c->srv_log);
 	if (c->sink)
 		xb_sink_free(c->sink);
 	if (throttle)

@@ -75,6 +75,7 @@ typedef struct pacer {
 typedef struct backup_ctx {
 	const xb_options *o;           /* options */
 	xb_server srv;                 /* connection */
+	xb_server srv_log;             /* second connection, for the redo follower thread only */
 	server_layout lay;             /* where the server keeps things */
 	xb_sink *sink;                 /* the backup target */
 	bfile_list files;              /* files found by the scan */

@@ -22,13 +22,9 @@
 #    page_compressed table q_pc that differ only after identical compressed images
 #    (xb_pagecmp --pc-tail; see prepare_diff.sh: those bytes are never read and
 #    depend on which earlier writes of the page happened, i.e. on the batches).
+# The backup is taken by $XB (default: ours). This heavy load is also what showed
+# the redo follower's need for the server's durable LSN (redo_follower.c).
 # shellcheck source-path=SCRIPTDIR source=../inc/common.sh
-# The backup is taken by mariabackup (PREPARE_RESTART_BACKUP to change it): our
-# --backup can still stall under this heavy load (the redo follower stops at a
-# wrong mini-transaction boundary; open in issue 2), and this scenario is about
-# the preparer. prepare_diff and prepare_errors take their backups with ours.
-XB=${PREPARE_RESTART_BACKUP:-mariabackup}
-XB_KIND=mariabackup
 . "$(dirname "$0")/../inc/common.sh"
 
 put_init
