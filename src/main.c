@@ -45,13 +45,26 @@ int main(int argc, char **argv)
 		xb_info("xtrabackup %s: --prepare (command line: %s)", XB_VERSION, o.tool_command);
 		rc = cmd_prepare(&o, &err);
 		break;
+	case XB_OPT_COPY_BACK:
+		xb_info("xtrabackup %s: --copy-back (command line: %s)", XB_VERSION, o.tool_command);
+		rc = cmd_copy_back(&o, &err);
+		break;
+	case XB_OPT_MOVE_BACK:
+		xb_info("xtrabackup %s: --move-back (command line: %s)", XB_VERSION, o.tool_command);
+		rc = cmd_move_back(&o, &err);
+		break;
+	case XB_OPT_SORT_DUMP:
+		rc = cmd_sort_dump(&o, &err);
+		break;
 	default:
-		rc = xb_err_set(&err, XB_E_USAGE, "no command given: use --backup or --prepare (see --help)");
+		rc = xb_err_set(&err, XB_E_USAGE,
+				"no command given: use --backup, --prepare, --copy-back or --move-back (see --help)");
 		break;
 	}
 	if (rc)
 		xb_log_error(&err);
-	else if (o.command == XB_OPT_BACKUP || o.command == XB_OPT_PREPARE)
+	else if (o.command == XB_OPT_BACKUP || o.command == XB_OPT_PREPARE || o.command == XB_OPT_COPY_BACK ||
+		 o.command == XB_OPT_MOVE_BACK || o.command == XB_OPT_SORT_DUMP)
 		xb_log_raw("completed OK!");
 	xb_options_free(&o);
 	return rc;

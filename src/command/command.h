@@ -13,6 +13,9 @@
 /* Commands (one directory each under src/command/). */
 int cmd_backup(const xb_options *o, xb_error *err);
 int cmd_prepare(const xb_options *o, xb_error *err);
+int cmd_copy_back(const xb_options *o, xb_error *err);
+int cmd_move_back(const xb_options *o, xb_error *err);
+int cmd_sort_dump(const xb_options *o, xb_error *err);
 
 /* Install SIGINT/SIGTERM/SIGHUP handlers that request a clean stop. */
 void command_signals_init(void);

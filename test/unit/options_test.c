@@ -219,13 +219,13 @@ static void test_help_and_man(void)
 	free(man);
 }
 
-static void test_later_commands_refused(void)
+static void test_later_options_refused(void)
 {
 	write_cnf("[client]\n");
 	xb_options o;
 	xb_error err;
-	CU_ASSERT_EQUAL(parse(&o, &err, "--copy-back", "--target-dir=/x", NULL), XB_E_USAGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "--copy-back is not available in this version");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--stream=xbstream", "--target-dir=/x", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--stream is not available in this version (command line)");
 	xb_options_free(&o);
 	write_cnf("[xtrabackup]\nbackup\n");
 	CU_ASSERT_EQUAL(parse(&o, &err, NULL), XB_E_USAGE);
@@ -247,7 +247,7 @@ int main(void)
 	CU_add_test(s, "short options", test_short_options);
 	CU_add_test(s, "secrets masked and wiped", test_secrets);
 	CU_add_test(s, "--help and man page list every option", test_help_and_man);
-	CU_add_test(s, "commands not yet available are refused", test_later_commands_refused);
+	CU_add_test(s, "options not yet available are refused", test_later_options_refused);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

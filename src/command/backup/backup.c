@@ -622,6 +622,8 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if (throttle && !(xb_opt_int(o, XB_OPT_THROTTLE) > 0))
 		xb_throttle_set_rate(throttle, 0); /* pacing is for the datafile copy only */
+	if ((rc = bufpool_dump(c, err)))
+		return rc;
 
 	/* 4. DDL blocked: reconcile, then non-InnoDB files */
 	if ((rc = safe_slave_stop(c, err)) || (rc = stage(c, "FLUSH", err)) || (rc = stage(c, "BLOCK_DDL", err)))

@@ -108,6 +108,9 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 int ddl_reconcile(backup_ctx *c, xb_error *err);
 void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, const char *new_name, uint64_t lsn);
 
+/* bufpool.c: ask the server for a buffer-pool dump and store it (warnings only, unless the sink fails) */
+int bufpool_dump(backup_ctx *c, xb_error *err);
+
 /* pace.c */
 void pace_start(backup_ctx *c, pacer *p, struct xb_throttle *limiter);
 void pace_tick(backup_ctx *c, pacer *p, uint64_t server_lsn);

@@ -25,74 +25,12 @@
 #include "command/command.h"
 #include "common/log.h"
 #include "config/mycnf.h"
+#include "command/warm/warm.h"
+#include "info/checkpoints.h"
 
-#define CHECKPOINTS "xtrabackup_checkpoints"
+#define CHECKPOINTS XB_CHECKPOINTS_FILE
 
-typedef struct checkpoints {
-	char backup_type[128];
-	unsigned long long from_lsn, to_lsn, last_lsn;
-	int recover_binlog_info;
-	bool has_last;
-} checkpoints;
-
-static int read_checkpoints(const char *dir, checkpoints *c, xb_error *err)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", dir, CHECKPOINTS);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		xb_err_set(err, XB_E_TARGET, "%s is not a backup: cannot open %s: %s", dir, path, strerror(errno));
-		return xb_err_hint(err, "give the directory a backup was taken into with --target-dir");
-	}
-	memset(c, 0, sizeof *c);
-	char line[512];
-	int seen = 0;
-	while (fgets(line, sizeof line, f)) {
-		char key[64], val[128];
-		if (sscanf(line, " %63[a-z_] = %127s", key, val) != 2)
-			continue;
-		if (!strcmp(key, "backup_type"))
-			seen |= 1, snprintf(c->backup_type, sizeof c->backup_type, "%s", val);
-		else if (!strcmp(key, "from_lsn"))
-			seen |= 2, c->from_lsn = strtoull(val, NULL, 10);
-		else if (!strcmp(key, "to_lsn"))
-			seen |= 4, c->to_lsn = strtoull(val, NULL, 10);
-		else if (!strcmp(key, "last_lsn"))
-			c->has_last = true, c->last_lsn = strtoull(val, NULL, 10);
-		else if (!strcmp(key, "recover_binlog_info"))
-			c->recover_binlog_info = atoi(val);
-	}
-	fclose(f);
-	if (seen != 7)
-		return xb_err_set(err, XB_E_TARGET, "%s is incomplete (backup_type, from_lsn, to_lsn expected)", path);
-	return 0;
-}
-
-/* Rewrite the file with backup_type = log-applied: temporary file, fsync, rename, fsync of the directory. */
-static int write_checkpoints(const char *dir, const checkpoints *c, xb_error *err)
-{
-	char path[4096], tmp[4200], text[512];
-	snprintf(path, sizeof path, "%s/%s", dir, CHECKPOINTS);
-	snprintf(tmp, sizeof tmp, "%s.xbtmp", path);
-	int n = snprintf(text, sizeof text,
-			 "backup_type = log-applied\nfrom_lsn = %llu\nto_lsn = %llu\nlast_lsn = %llu\n"
-			 "recover_binlog_info = %d\n",
-			 c->from_lsn, c->to_lsn, c->last_lsn, c->recover_binlog_info);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	int rc = 0;
-	if (fd < 0 || write(fd, text, (size_t)n) != n || fsync(fd))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	if (!rc && rename(tmp, path))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", tmp, strerror(errno));
-	int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
-	return rc;
-}
+typedef xb_checkpoints checkpoints;
 
 /* xtrabackup_binlog_pos_innodb: "<file>\t<offset>\n", as mariabackup writes it. */
 static int write_binlog_pos(const char *dir, const recovery_stats *st, xb_error *err)
@@ -180,7 +118,12 @@ static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *e
 		if ((rc = write_binlog_pos(dir, &st, err)))
 			return rc;
 	}
-	rc = write_checkpoints(dir, c, err);
+	snprintf(c->backup_type, sizeof c->backup_type, "log-applied");
+	c->has_last = true;
+	/* the buffer-pool dump, sorted and checked against the tablespaces: before the marker */
+	if ((rc = warm_prepare(dir, err)))
+		return rc;
+	rc = xb_checkpoints_write(dir, c, err);
 	if (rc)
 		return rc;
 	report_log(&st);
@@ -198,7 +141,7 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 	if (!dir)
 		return xb_err_set(err, XB_E_USAGE, "--prepare needs --target-dir=DIR, the backup to prepare");
 	checkpoints c;
-	int rc = read_checkpoints(dir, &c, err);
+	int rc = xb_checkpoints_read(dir, &c, err);
 	if (rc)
 		return rc;
 	if (!strcmp(c.backup_type, "incremental") || c.from_lsn) {

@@ -1,0 +1,160 @@
+/*
+ * bufpool.c - a fresh buffer-pool dump in every backup, so that the restored
+ * server starts warm (--dump-innodb-buffer-pool, on by default).
+ *
+ * When the InnoDB datafiles are copied, the server is asked to dump its
+ * buffer pool (SET GLOBAL innodb_buffer_pool_dump_now=ON) with
+ * innodb_buffer_pool_dump_pct raised to --dump-innodb-buffer-pool-pct
+ * (default 100: the restored server should be warm wherever the source was)
+ * and put back afterwards, whatever happens. The dump is done when
+ * Innodb_buffer_pool_dump_status says "completed" and the file is newer than
+ * the request (the status text alone can repeat within a second). The file
+ * (innodb_buffer_pool_filename in innodb_data_home_dir, else the datadir) is
+ * then stored in the backup as ib_buffer_pool; --prepare and --copy-back
+ * sort and clean it. Any failure here (no privilege to set the variables,
+ * a timeout, no file) is a warning: the backup is still good, only cold.
+ */
+#include "backup_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "common/log.h"
+
+static char *status_value(backup_ctx *c)
+{
+	char *v = NULL;
+	xb_error e;
+	if (xb_server_status(&c->srv, "Innodb_buffer_pool_dump_status", &v, &e))
+		return NULL;
+	return v;
+}
+
+static bool newer_than(const char *path, const struct timespec *t)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return false;
+	return st.st_mtim.tv_sec > t->tv_sec || (st.st_mtim.tv_sec == t->tv_sec && st.st_mtim.tv_nsec >= t->tv_nsec);
+}
+
+/* Store the dump file in the backup as ib_buffer_pool; *pages = its lines. */
+static int store(backup_ctx *c, const char *path, size_t *pages, xb_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
+	xb_sink_file *out = xb_sink_open(c->sink, "ib_buffer_pool", err);
+	if (!out) {
+		close(fd);
+		return err->code ? err->code : XB_E_IO_WRITE;
+	}
+	char buf[1 << 16];
+	ssize_t k;
+	int rc = 0;
+	*pages = 0;
+	while ((k = read(fd, buf, sizeof buf)) > 0 && !rc) {
+		for (ssize_t i = 0; i < k; i++)
+			*pages += buf[i] == '\n';
+		rc = xb_sink_write(out, buf, (size_t)k, err);
+	}
+	if (!rc && k < 0)
+		rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(errno));
+	close(fd);
+	if (rc) {
+		xb_sink_abort(out);
+		return rc;
+	}
+	return xb_sink_close(out, err);
+}
+
+int bufpool_dump(backup_ctx *c, xb_error *err)
+{
+	const xb_options *o = c->o;
+	if (!xb_opt_bool(o, XB_OPT_DUMP_INNODB_BUFFER_POOL))
+		return 0;
+	long long pct = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_PCT);
+	long long timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);
+	if (pct < 1 || pct > 100)
+		return xb_err_set(err, XB_E_USAGE, "--dump-innodb-buffer-pool-pct=%lld: give 1 to 100", pct);
+	char *old_pct = NULL, *fname = NULL;
+	xb_error e;
+	xb_err_clear(&e);
+	if (xb_server_variable(&c->srv, "innodb_buffer_pool_dump_pct", &old_pct, &e) ||
+	    xb_server_variable(&c->srv, "innodb_buffer_pool_filename", &fname, &e) || !old_pct || !fname) {
+		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s",
+			e.msg[0] ? e.msg : "the server has no innodb_buffer_pool_dump_pct");
+		free(old_pct);
+		free(fname);
+		return 0;
+	}
+	char path[8300];
+	snprintf(path, sizeof path, "%s/%s", c->lay.data_home_dir[0] ? c->lay.data_home_dir : c->lay.datadir, fname);
+	char sql[128];
+	bool raised = false;
+	if (atoll(old_pct) != pct) {
+		snprintf(sql, sizeof sql, "SET GLOBAL innodb_buffer_pool_dump_pct = %lld", pct);
+		if (xb_server_exec(&c->srv, sql, &e)) {
+			xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s", e.msg);
+			free(old_pct);
+			free(fname);
+			return 0;
+		}
+		raised = true;
+	}
+	struct timespec asked;
+	clock_gettime(CLOCK_REALTIME, &asked);
+	asked.tv_sec -= 1; /* file time stamps may be coarser than the clock */
+	char *before = status_value(c);
+	int rc = xb_server_exec(&c->srv, "SET GLOBAL innodb_buffer_pool_dump_now = ON", &e);
+	bool done = false;
+	char *status = NULL;
+	if (!rc) {
+		xb_info("Asked the server for a buffer-pool dump (%lld%% of the pool) into %s", pct, path);
+		struct timespec t0, now;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (;;) {
+			free(status);
+			status = status_value(c);
+			if (status && strstr(status, "completed") &&
+			    ((before && strcmp(status, before)) || newer_than(path, &asked))) {
+				done = newer_than(path, &asked);
+				break;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - t0.tv_sec >= timeout || command_interrupted(NULL))
+				break;
+			usleep(100 * 1000);
+		}
+	}
+	if (raised) {
+		snprintf(sql, sizeof sql, "SET GLOBAL innodb_buffer_pool_dump_pct = %lld", atoll(old_pct));
+		xb_error e2;
+		if (xb_server_exec(&c->srv, sql, &e2))
+			xb_warn("could not put innodb_buffer_pool_dump_pct back to %s: %s", old_pct, e2.msg);
+	}
+	if (rc)
+		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s", e.msg);
+	else if (!done)
+		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): the server did not "
+			"finish it within --dump-innodb-buffer-pool-timeout=%lld s (status: %s)",
+			timeout, status ? status : "unknown");
+	free(before);
+	free(status);
+	free(old_pct);
+	free(fname);
+	if (rc || !done)
+		return 0;
+	size_t pages = 0;
+	if ((rc = store(c, path, &pages, err)))
+		return rc;
+	xb_info("Buffer-pool dump stored in the backup as ib_buffer_pool: %zu pages (%.0f MiB to warm at restore)",
+		pages, (double)pages * (c->lay.page_size ? c->lay.page_size : 16384) / 1048576.0);
+	return 0;
+}

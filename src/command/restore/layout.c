@@ -1,0 +1,416 @@
+/*
+ * layout.c - where a restored file goes, and the checks made before the
+ * first byte is written (see restore_int.h).
+ *
+ * The server's directories come from the option files (the [mysqld] family
+ * of groups) or the command line; relative ones are taken from the datadir,
+ * as the server takes them. Each file of the backup is then placed by kind,
+ * the way the server looks for it: undoNNN in innodb_undo_directory,
+ * ib_logfile0 in innodb_log_group_home_dir, the system tablespace files of
+ * innodb_data_file_path in innodb_data_home_dir, aria_log* in
+ * aria_log_dir_path, a tablespace with a .isl file where that file points
+ * (DATA DIRECTORY), everything else at the same relative path under the
+ * datadir. The backup's own metadata (xtrabackup_checkpoints,
+ * xtrabackup_binlog_info, backup-my.cnf) stays behind, as with mariabackup;
+ * the buffer-pool dump is set aside for restore.c, which sorts it and puts it
+ * where the server loads it from.
+ */
+#include "restore_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "config/mycnf.h"
+
+/* ---- paths */
+
+static int absolute(const char *base, const char *path, char *out, size_t n, const char *what, xb_error *err)
+{
+	int k;
+	if (path[0] == '/')
+		k = snprintf(out, n, "%s", path);
+	else if (!strcmp(path, ".") || !strcmp(path, "./"))
+		k = snprintf(out, n, "%s", base);
+	else
+		k = snprintf(out, n, "%s/%s", base, path[0] == '.' && path[1] == '/' ? path + 2 : path);
+	if (k < 0 || (size_t)k >= n)
+		return xb_err_set(err, XB_E_USAGE, "%s is too long: %s", what, path);
+	while (k > 1 && out[k - 1] == '/')
+		out[--k] = 0;
+	return 0;
+}
+
+/* A directory option: unset or empty means the datadir. */
+static int dir_opt(const xb_options *o, xb_opt_id id, const char *datadir, char *out, const char *what, xb_error *err)
+{
+	const char *v = xb_opt_str(o, id);
+	return absolute(datadir, v && *v ? v : ".", out, PATH_MAX, what, err);
+}
+
+/* Names of the system tablespace files in an innodb_data_file_path value. */
+static void add_sys_names(restore_layout *l, const char *spec)
+{
+	while (spec && *spec) {
+		const char *end = strchr(spec, ';');
+		size_t len = end ? (size_t)(end - spec) : strlen(spec);
+		const char *colon = memchr(spec, ':', len);
+		size_t nlen = colon ? (size_t)(colon - spec) : len;
+		/* a Windows drive ("C:\...") is not a separator; not our concern here */
+		if (nlen > 0 && l->n_sys < 64) {
+			char *name = strndup(spec, nlen);
+			bool dup = false;
+			for (int i = 0; name && i < l->n_sys; i++)
+				dup |= !strcmp(l->sys_names[i], name);
+			char **nv = dup || !name ? NULL : realloc(l->sys_names, sizeof *nv * (size_t)(l->n_sys + 1));
+			if (nv) {
+				nv[l->n_sys++] = name;
+				l->sys_names = nv;
+			} else {
+				free(name);
+			}
+		}
+		spec = end ? end + 1 : NULL;
+	}
+}
+
+/* innodb_data_file_path as the backup recorded it in backup-my.cnf. */
+static void backup_sys_names(restore_layout *l, const char *backup_dir)
+{
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof path, "%s/backup-my.cnf", backup_dir);
+	if (access(path, R_OK))
+		return;
+	mycnf cnf;
+	mycnf_args a;
+	memset(&a, 0, sizeof a);
+	a.defaults_file = path;
+	static const char *const groups[] = {"mysqld", NULL};
+	if (mycnf_load(&cnf, &a, NULL))
+		return;
+	add_sys_names(l, mycnf_get(&cnf, groups, "innodb_data_file_path"));
+	mycnf_free(&cnf);
+}
+
+int layout_resolve(const xb_options *o, const char *backup_dir, restore_layout *l, xb_error *err)
+{
+	memset(l, 0, sizeof *l);
+	const char *dd = xb_opt_str(o, XB_OPT_DATADIR);
+	if (!dd || !*dd) {
+		xb_err_set(err, XB_E_USAGE, "no datadir to restore into: neither --datadir nor datadir in the server's "
+					    "option files");
+		return xb_err_hint(err, "give --datadir=DIR, or --defaults-file=FILE naming the restored server's "
+					"my.cnf (its [mysqld] datadir)");
+	}
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return xb_err_set(err, XB_E_USAGE, "cannot get the current directory: %s", strerror(errno));
+	int rc;
+	if ((rc = absolute(cwd, dd, l->datadir, sizeof l->datadir, "--datadir", err)) ||
+	    (rc = dir_opt(o, XB_OPT_INNODB_UNDO_DIRECTORY, l->datadir, l->undo_dir, "innodb_undo_directory", err)) ||
+	    (rc = dir_opt(o, XB_OPT_INNODB_LOG_GROUP_HOME_DIR, l->datadir, l->log_dir, "innodb_log_group_home_dir",
+			  err)) ||
+	    (rc = dir_opt(o, XB_OPT_ARIA_LOG_DIR_PATH, l->datadir, l->aria_log_dir, "aria_log_dir_path", err)) ||
+	    (rc = dir_opt(o, XB_OPT_INNODB_DATA_HOME_DIR, l->datadir, l->data_home, "innodb_data_home_dir", err)))
+		return rc;
+	/* the server looks for its dump in innodb_data_home_dir (the datadir when unset or empty) */
+	const char *bp = xb_opt_str(o, XB_OPT_INNODB_BUFFER_POOL_FILENAME);
+	int k = snprintf(l->bp_file, sizeof l->bp_file, "%s/%s", l->data_home, bp && *bp ? bp : "ib_buffer_pool");
+	if (k < 0 || (size_t)k >= sizeof l->bp_file)
+		return xb_err_set(err, XB_E_USAGE, "innodb_buffer_pool_filename is too long: %s", bp);
+	add_sys_names(l, xb_opt_str(o, XB_OPT_INNODB_DATA_FILE_PATH));
+	backup_sys_names(l, backup_dir);
+	if (l->n_sys == 0)
+		add_sys_names(l, "ibdata1");
+	return 0;
+}
+
+void layout_free(restore_layout *l)
+{
+	for (int i = 0; i < l->n_sys; i++)
+		free(l->sys_names[i]);
+	free(l->sys_names);
+	l->sys_names = NULL;
+	l->n_sys = 0;
+}
+
+/* ---- the plan */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static bool is_undo(const char *name)
+{
+	if (strncmp(name, "undo", 4) || !name[4])
+		return false;
+	for (const char *p = name + 4; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/* Files of the backup that are not restored. */
+static bool skipped(const char *name, bool top)
+{
+	static const char *const top_names[] = {"backup-my.cnf", "xtrabackup_binary", "xtrabackup_binlog_info",
+						"xtrabackup_checkpoints", NULL};
+	static const char *const suffixes[] = {".qp", ".pmap", ".tmp", ".xbtmp", NULL};
+	for (int i = 0; top && top_names[i]; i++)
+		if (!strcmp(name, top_names[i]))
+			return true;
+	for (int i = 0; suffixes[i]; i++)
+		if (ends_with(name, suffixes[i]))
+			return true;
+	return false;
+}
+
+static int add(rplan *p, const char *src, const char *rel, const char *dst, uint64_t size, int kind, xb_error *err)
+{
+	if (p->n == p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 64;
+		rfile *nv = realloc(p->v, nc * sizeof *nv);
+		if (!nv)
+			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		p->v = nv;
+		p->cap = nc;
+	}
+	rfile *f = &p->v[p->n];
+	memset(f, 0, sizeof *f);
+	f->src = strdup(src);
+	f->rel = strdup(rel);
+	f->dst = strdup(dst);
+	if (!f->src || !f->rel || !f->dst) {
+		free(f->src);
+		free(f->rel);
+		free(f->dst);
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
+	f->size = size;
+	f->kind = kind;
+	p->n++;
+	p->bytes += kind == RF_FILE ? size : 0;
+	return 0;
+}
+
+/* Where a DATA DIRECTORY tablespace goes: the path its .isl file holds. */
+static int isl_target(const char *isl_path, char *out, size_t n, xb_error *err)
+{
+	FILE *f = fopen(isl_path, "r");
+	if (!f)
+		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", isl_path, strerror(errno));
+	char buf[PATH_MAX];
+	size_t k = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[k] = 0;
+	while (k && (buf[k - 1] == '\n' || buf[k - 1] == '\r' || buf[k - 1] == ' '))
+		buf[--k] = 0;
+	if (buf[0] != '/') {
+		xb_err_set(err, XB_E_TARGET, "%s does not hold an absolute path (\"%s\")", isl_path, buf);
+		return xb_err_hint(err, "a .isl file names where a DATA DIRECTORY tablespace lives; fix or remove it");
+	}
+	snprintf(out, n, "%s", buf);
+	return 0;
+}
+
+static int place_top(const restore_layout *l, const char *name, char *dst, size_t n)
+{
+	const char *dir = l->datadir;
+	if (is_undo(name))
+		dir = l->undo_dir;
+	else if (!strcmp(name, "ib_logfile0"))
+		dir = l->log_dir;
+	else if (!strncmp(name, "aria_log", 8))
+		dir = l->aria_log_dir;
+	for (int i = 0; i < l->n_sys; i++) {
+		const char *s = l->sys_names[i];
+		const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
+		if (!strcmp(base, name))
+			return snprintf(dst, n, "%s/%s", l->data_home, s) >= (int)n ? -1 : 0;
+	}
+	return snprintf(dst, n, "%s/%s", dir, name) >= (int)n ? -1 : 0;
+}
+
+static int walk(const char *root, const char *rel, const restore_layout *l, rplan *p, xb_error *err)
+{
+	char dpath[PATH_MAX];
+	snprintf(dpath, sizeof dpath, "%s%s%s", root, *rel ? "/" : "", rel);
+	DIR *d = opendir(dpath);
+	if (!d)
+		return xb_err_set(err, XB_E_IO_READ, "cannot list %s: %s", dpath, strerror(errno));
+	struct dirent *e;
+	int rc = 0, entries = 0;
+	bool top = !*rel;
+	while (!rc && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		entries++;
+		char srel[PATH_MAX], src[PATH_MAX * 2], dst[PATH_MAX * 2];
+		snprintf(srel, sizeof srel, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		snprintf(src, sizeof src, "%s/%s", root, srel);
+		struct stat st;
+		if (lstat(src, &st)) {
+			rc = xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", src, strerror(errno));
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			rc = walk(root, srel, l, p, err);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			xb_warn("%s is not a regular file: not restored", src);
+			continue;
+		}
+		if (skipped(e->d_name, top))
+			continue;
+		if (top && (!strcmp(e->d_name, "ib_buffer_pool") || !strcmp(e->d_name, "ib_lru_dump"))) {
+			/* the server's copy is sorted and placed by restore.c; a backup with both
+			 * (an old one that was prepared) uses ib_buffer_pool */
+			char **slot = !strcmp(e->d_name, "ib_buffer_pool") || !p->dump ? &p->dump : &p->dump_other;
+			if (slot == &p->dump && p->dump) {
+				free(p->dump_other);
+				p->dump_other = p->dump;
+			}
+			*slot = strdup(src);
+			continue;
+		}
+		int k;
+		if (top) {
+			k = place_top(l, e->d_name, dst, sizeof dst);
+		} else if (ends_with(e->d_name, ".ibd")) {
+			char isl[PATH_MAX * 2];
+			snprintf(isl, sizeof isl, "%.*sisl", (int)(strlen(src) - 3), src);
+			if (access(isl, F_OK) == 0) {
+				if ((rc = isl_target(isl, dst, sizeof dst, err)))
+					break;
+				k = 0;
+			} else {
+				k = snprintf(dst, sizeof dst, "%s/%s", l->datadir, srel) >= (int)sizeof dst ? -1 : 0;
+			}
+		} else {
+			k = snprintf(dst, sizeof dst, "%s/%s", l->datadir, srel) >= (int)sizeof dst ? -1 : 0;
+		}
+		if (k) {
+			rc = xb_err_set(err, XB_E_USAGE, "destination path too long for %s", srel);
+			break;
+		}
+		rc = add(p, src, srel, dst, (uint64_t)st.st_size, RF_FILE, err);
+	}
+	closedir(d);
+	if (!rc && entries == 0 && *rel) {
+		char dst[PATH_MAX * 2];
+		snprintf(dst, sizeof dst, "%s/%s", l->datadir, rel);
+		rc = add(p, dpath, rel, dst, 0, RF_DIR, err);
+	}
+	return rc;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const rfile *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind == RF_DIR ? -1 : 1; /* directories first */
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->rel, y->rel);
+}
+
+int plan_build(const char *backup_dir, const restore_layout *l, rplan *p, xb_error *err)
+{
+	memset(p, 0, sizeof *p);
+	int rc = walk(backup_dir, "", l, p, err);
+	if (rc)
+		return rc;
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof *p->v, by_size_desc);
+	return 0;
+}
+
+void plan_free(rplan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].src);
+		free(p->v[i].rel);
+		free(p->v[i].dst);
+	}
+	free(p->v);
+	free(p->dump);
+	free(p->dump_other);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- checks */
+
+/* First entry of a directory other than . and .., or NULL (absent or empty). */
+static const char *first_entry(const char *dir, char *buf, size_t n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	struct dirent *e;
+	const char *found = NULL;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(buf, n, "%s", e->d_name);
+			found = buf;
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
+/* True if path is dir or below it (both absolute, no trailing slash). */
+static bool inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/' || n == 1);
+}
+
+int plan_check(const rplan *p, const restore_layout *l, const char *backup_dir, bool force, xb_error *err)
+{
+	char name[256], real[PATH_MAX];
+	if (realpath(backup_dir, real)) {
+		const char *dirs[] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
+		for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+			if (inside(dirs[i], real) || inside(real, dirs[i])) {
+				xb_err_set(err, XB_E_TARGET, "the backup %s and the destination %s overlap: nothing was restored",
+					   real, dirs[i]);
+				return xb_err_hint(err, "keep the backup outside the server's directories");
+			}
+	}
+	const char *dirs[] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
+	if (!force && first_entry(l->datadir, name, sizeof name)) {
+		xb_err_set(err, XB_E_TARGET, "the datadir %s is not empty (it holds '%s'): nothing was restored",
+			   l->datadir, name);
+		return xb_err_hint(err, "restore into an empty directory, or add --force-non-empty-directories "
+					"(files that exist are never overwritten)");
+	}
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+		struct stat st;
+		if (stat(dirs[i], &st) == 0 && !S_ISDIR(st.st_mode))
+			return xb_err_set(err, XB_E_TARGET, "%s is not a directory: nothing was restored", dirs[i]);
+	}
+	size_t exist = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < p->n; i++) {
+		struct stat st;
+		if (p->v[i].kind == RF_FILE && lstat(p->v[i].dst, &st) == 0) {
+			if (!exist)
+				first = p->v[i].dst;
+			exist++;
+		}
+	}
+	if (exist) {
+		xb_err_set(err, XB_E_TARGET,
+			   "%zu file%s of the backup already exist%s in the destination (first: %s): nothing was restored",
+			   exist, exist == 1 ? "" : "s", exist == 1 ? "s" : "", first);
+		return xb_err_hint(err, "an existing file is never overwritten: move it away, or restore into "
+					"empty directories");
+	}
+	return 0;
+}

@@ -1,0 +1,441 @@
+/*
+ * restore.c - the --copy-back and --move-back commands: put a prepared backup
+ * where a server will start from it.
+ *
+ * Sequence: the backup must be prepared (xtrabackup_checkpoints says
+ * log-applied); the layout comes from the option files (layout.c); the plan
+ * is built and checked before anything is written, so a refused restore
+ * changes nothing. Then --parallel workers take files largest first. A copy
+ * goes to "<dst>.xbrestore" (data extents only, so sparse files stay sparse,
+ * with copy_file_range where the kernel can), is fsynced and renamed to its
+ * name without replacing anything (RENAME_NOREPLACE). A move is a rename when
+ * the backup and the destination share a file system, else the same copy
+ * followed by removing the source: a file is always whole in at least one of
+ * the two places, so a --move-back that fails part-way loses nothing. Every
+ * destination directory is fsynced at the end. The buffer-pool dump of the
+ * backup (warm.c) is sorted, cleaned and written to innodb_buffer_pool_filename.
+ * On failure the log says how many files were and were not restored, and
+ * which was the first not restored.
+ */
+#include "restore_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "command/warm/warm.h"
+#include "common/log.h"
+#include "common/progress.h"
+#include "info/checkpoints.h"
+
+#define CHUNK (8u << 20) /* bytes per copy call, between interruption checks */
+
+typedef struct rctx {
+	rplan *plan;                /* what to do */
+	bool move;                  /* --move-back */
+	_Atomic size_t next;        /* next entry to take */
+	_Atomic int failed;         /* stop taking work */
+	_Atomic size_t done_files;  /* entries finished */
+	_Atomic uint64_t done_bytes; /* their bytes */
+	volatile uint64_t *progress; /* progress counter, may be NULL */
+	pthread_mutex_t mu;         /* protects err */
+	xb_error err;               /* first error */
+} rctx;
+
+/* mkdir -p */
+static int make_dirs(const char *path, xb_error *err)
+{
+	char buf[PATH_MAX * 2];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0750) && errno != EEXIST)
+			return xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s: %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0750) && errno != EEXIST)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s: %s", buf, strerror(errno));
+	return 0;
+}
+
+static int parent_dirs(const char *path, xb_error *err)
+{
+	char dir[PATH_MAX * 2];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = 0;
+	return make_dirs(dir, err);
+}
+
+/* Rename without replacing an existing file. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* a file system without RENAME_NOREPLACE: link (fails if `to` exists), then unlink */
+	if (link(from, to))
+		return -1;
+	return unlink(from);
+}
+
+/* Copy n bytes at off from in to out: copy_file_range, else read/write. */
+static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfile *f, xb_error *err)
+{
+	static _Thread_local char *buf;
+	bool use_cfr = true;
+	while (n) {
+		if (command_interrupted(err))
+			return XB_E_INTERRUPTED;
+		size_t want = n > CHUNK ? CHUNK : (size_t)n;
+		ssize_t k = -1;
+		if (use_cfr) {
+			loff_t ioff = off, ooff = off;
+			k = copy_file_range(in, &ioff, out, &ooff, want, 0);
+			if (k < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+				use_cfr = false;
+				continue;
+			}
+		} else {
+			if (!buf && !(buf = malloc(CHUNK)))
+				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+			k = pread(in, buf, want, off);
+			if (k > 0) {
+				ssize_t w = pwrite(out, buf, (size_t)k, off);
+				if (w != k)
+					return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s.xbrestore: %s", f->dst,
+							  w < 0 ? strerror(errno) : "short write");
+			}
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return xb_err_set(err, XB_E_IO_WRITE, "cannot copy %s to %s.xbrestore: %s", f->src, f->dst,
+					  strerror(errno));
+		if (k == 0)
+			return xb_err_set(err, XB_E_IO_READ, "%s shrank while it was copied", f->src);
+		off += k;
+		n -= (uint64_t)k;
+		if (c->progress)
+			__atomic_fetch_add(c->progress, (uint64_t)k, __ATOMIC_RELAXED);
+	}
+	return 0;
+}
+
+/* Copy f->src to f->dst through a temporary name; holes stay holes. */
+static int copy_file(rctx *c, const rfile *f, xb_error *err)
+{
+	char tmp[PATH_MAX * 2 + 16];
+	snprintf(tmp, sizeof tmp, "%s.xbrestore", f->dst);
+	int in = open(f->src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", f->src, strerror(errno));
+	struct stat st;
+	if (fstat(in, &st)) {
+		close(in);
+		return xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", f->src, strerror(errno));
+	}
+	int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0777);
+	if (out < 0) {
+		close(in);
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno));
+	}
+	int rc = 0;
+	off_t pos = 0, size = st.st_size;
+	while (!rc && pos < size) {
+		off_t data = lseek(in, pos, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break; /* only a hole is left */
+		if (data < 0) {
+			data = pos; /* no SEEK_DATA: copy everything */
+		}
+		off_t hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0 || hole > size)
+			hole = size;
+		rc = copy_range(in, out, data, (uint64_t)(hole - data), c, f, err);
+		if (c->progress && data > pos)
+			__atomic_fetch_add(c->progress, (uint64_t)(data - pos), __ATOMIC_RELAXED);
+		pos = hole;
+	}
+	if (!rc && c->progress && pos < size)
+		__atomic_fetch_add(c->progress, (uint64_t)(size - pos), __ATOMIC_RELAXED);
+	if (!rc && ftruncate(out, size))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot set the size of %s: %s", tmp, strerror(errno));
+	if (!rc && fsync(out))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot fsync %s: %s", tmp, strerror(errno));
+	if (close(out) && !rc)
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
+	close(in);
+	if (!rc && rename_noreplace(tmp, f->dst))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, f->dst, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+static int restore_one(rctx *c, rfile *f, int worker, xb_error *err)
+{
+	int rc = parent_dirs(f->dst, err);
+	if (rc)
+		return rc;
+	if (f->kind == RF_DIR) {
+		if ((rc = make_dirs(f->dst, err)))
+			return rc;
+		if (c->move && rmdir(f->src) && errno != ENOENT)
+			xb_warn("cannot remove the empty directory %s from the backup: %s", f->src, strerror(errno));
+		return 0;
+	}
+	xb_log(worker, "%s %s to %s", c->move ? "Moving" : "Copying", f->rel, f->dst);
+	if (c->move) {
+		if (rename_noreplace(f->src, f->dst) == 0) {
+			if (c->progress)
+				__atomic_fetch_add(c->progress, f->size, __ATOMIC_RELAXED);
+			return 0;
+		}
+		if (errno != EXDEV)
+			return xb_err_set(err, XB_E_IO_WRITE, "cannot move %s to %s: %s", f->src, f->dst, strerror(errno));
+	}
+	if ((rc = copy_file(c, f, err)))
+		return rc;
+	if (c->move && unlink(f->src))
+		xb_warn("%s was copied to %s but cannot be removed from the backup: %s", f->src, f->dst,
+			strerror(errno));
+	return 0;
+}
+
+typedef struct warg {
+	rctx *c;  /* shared */
+	int id;   /* worker number, 1.. */
+} warg;
+
+static void *worker_main(void *arg)
+{
+	warg *w = arg;
+	rctx *c = w->c;
+	for (;;) {
+		if (atomic_load(&c->failed) || command_interrupted(NULL))
+			break;
+		size_t i = atomic_fetch_add(&c->next, 1);
+		if (i >= c->plan->n)
+			break;
+		rfile *f = &c->plan->v[i];
+		xb_error e;
+		xb_err_clear(&e);
+		if (restore_one(c, f, w->id, &e)) {
+			pthread_mutex_lock(&c->mu);
+			if (!atomic_load(&c->failed))
+				c->err = e;
+			atomic_store(&c->failed, 1);
+			pthread_mutex_unlock(&c->mu);
+			break;
+		}
+		f->state = 1;
+		atomic_fetch_add(&c->done_files, 1);
+		atomic_fetch_add(&c->done_bytes, f->size);
+	}
+	return NULL;
+}
+
+/* fsync every directory that received an entry (and the layout's own). */
+static void sync_dirs(const rplan *p, const restore_layout *l)
+{
+	const char *fixed[] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
+	for (size_t i = 0; i < p->n + sizeof fixed / sizeof *fixed; i++) {
+		char dir[PATH_MAX * 2];
+		if (i < p->n) {
+			if (!p->v[i].state)
+				continue;
+			snprintf(dir, sizeof dir, "%s", p->v[i].dst);
+			char *slash = strrchr(dir, '/');
+			if (!slash || slash == dir)
+				continue;
+			*slash = 0;
+		} else {
+			snprintf(dir, sizeof dir, "%s", fixed[i - p->n]);
+		}
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			(void)fsync(fd);
+			close(fd);
+		}
+	}
+}
+
+static double gib(uint64_t b)
+{
+	return (double)b / (1024.0 * 1024 * 1024);
+}
+
+/* Report a failed run: what is where now. */
+static void report_failure(const rctx *c, const char *backup_dir, xb_error *err)
+{
+	const rplan *p = c->plan;
+	size_t done = atomic_load(&c->done_files);
+	const char *first = NULL;
+	for (size_t i = 0; i < p->n && !first; i++)
+		if (!p->v[i].state)
+			first = p->v[i].rel;
+	xb_warn("%s stopped: %zu of %zu files %s (%.2f of %.2f GiB); not %s: %zu, the first being %s",
+		c->move ? "--move-back" : "--copy-back", done, p->n, c->move ? "moved" : "copied",
+		gib(atomic_load(&c->done_bytes)), gib(p->bytes), c->move ? "moved" : "copied", p->n - done,
+		first ? first : "-");
+	if (c->move)
+		xb_err_hint(err, "every file is whole either in the datadir or still in %s: fix the cause and run "
+				 "--move-back again with --force-non-empty-directories to move the rest",
+			    backup_dir);
+	else
+		xb_err_hint(err, "the destination is incomplete (the files restored are listed above): empty it and "
+				 "run --copy-back again");
+}
+
+/* Say who must own the files for the server to start. */
+static void ownership_hint(const restore_layout *l)
+{
+	struct stat st;
+	if (stat(l->datadir, &st))
+		return;
+	const struct passwd *me = getpwuid(st.st_uid);
+	const struct passwd *mysql = getpwnam("mysql");
+	if (mysql && st.st_uid == mysql->pw_uid)
+		return;
+	char dirs[PATH_MAX * 6];
+	int k = snprintf(dirs, sizeof dirs, "%s", l->datadir);
+	const char *more[] = {l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
+	for (size_t i = 0; i < sizeof more / sizeof *more && k > 0 && (size_t)k < sizeof dirs; i++) {
+		bool seen = strncmp(more[i], l->datadir, strlen(l->datadir)) == 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(more[i], more[j]);
+		if (!seen)
+			k += snprintf(dirs + k, sizeof dirs - (size_t)k, " %s", more[i]);
+	}
+	xb_info("The restored files belong to %s. The server must own them before it starts: "
+		"chown -R %s:%s %s (or the user the server runs as)",
+		me ? me->pw_name : "?", mysql ? "mysql" : "<server user>", mysql ? "mysql" : "<server group>", dirs);
+}
+
+static int run(const xb_options *o, bool move, xb_error *err)
+{
+	const char *dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	const char *cmd = move ? "--move-back" : "--copy-back";
+	if (!dir)
+		return xb_err_set(err, XB_E_USAGE, "%s needs --target-dir=DIR, the prepared backup to restore", cmd);
+	xb_checkpoints cp;
+	int rc = xb_checkpoints_read(dir, &cp, err);
+	if (rc)
+		return rc;
+	if (strcmp(cp.backup_type, "log-applied")) {
+		xb_err_set(err, XB_E_NOT_PREPARED, "the backup in %s is not prepared (backup_type = %s): nothing was restored",
+			   dir, cp.backup_type);
+		return xb_err_hint(err, "run xtrabackup --prepare --target-dir=%s first", dir);
+	}
+	restore_layout l;
+	rplan p;
+	memset(&p, 0, sizeof p);
+	if ((rc = layout_resolve(o, dir, &l, err)))
+		goto out;
+	if ((rc = plan_build(dir, &l, &p, err)))
+		goto out;
+	bool force = xb_opt_bool(o, XB_OPT_FORCE_NON_EMPTY_DIRS);
+	if ((rc = plan_check(&p, &l, dir, force, err)))
+		goto out;
+	warm_result warm;
+	memset(&warm, 0, sizeof warm);
+	if (p.dump) {
+		struct stat st;
+		if (lstat(l.bp_file, &st) == 0) {
+			rc = xb_err_set(err, XB_E_TARGET, "%s already exists: nothing was restored", l.bp_file);
+			xb_err_hint(err, "an existing file is never overwritten: move it away first");
+			goto out;
+		}
+		/* read and clean it now: with --move-back the tablespaces leave the backup */
+		if ((rc = warm_load(dir, p.dump, &warm, err)))
+			goto out;
+	}
+	int threads = (int)xb_opt_int(o, XB_OPT_PARALLEL);
+	if (threads < 1 || threads > 64) {
+		rc = xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", threads);
+		goto out_warm;
+	}
+	xb_info("%s: %zu files (%.2f GiB) from %s into %s with %d thread(s)", move ? "Moving" : "Copying", p.n,
+		gib(p.bytes), dir, l.datadir, threads);
+	if ((rc = make_dirs(l.datadir, err)))
+		goto out_warm;
+
+	rctx c;
+	memset(&c, 0, sizeof c);
+	c.plan = &p;
+	c.move = move;
+	pthread_mutex_init(&c.mu, NULL);
+	xb_progress *prog = NULL;
+	if ((rc = xb_progress_start(&prog, xb_opt_str(o, XB_OPT_PROGRESS), move ? "moved" : "copied", NULL, NULL, err)))
+		goto out_warm;
+	xb_progress_add_total(prog, p.bytes);
+	c.progress = xb_progress_counter(prog);
+	pthread_t th[64];
+	warg wa[64];
+	int started = 0;
+	for (int i = 0; i < threads; i++) {
+		wa[i].c = &c;
+		wa[i].id = i + 1;
+		if (pthread_create(&th[i], NULL, worker_main, &wa[i]) == 0)
+			started++;
+	}
+	if (!started)
+		worker_main(&wa[0]);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	xb_progress_stop(prog);
+	pthread_mutex_destroy(&c.mu);
+	sync_dirs(&p, &l);
+	if (atomic_load(&c.failed) || command_interrupted(NULL)) {
+		if (atomic_load(&c.failed))
+			*err = c.err;
+		else
+			command_interrupted(err);
+		rc = err->code ? err->code : XB_E_INTERRUPTED;
+		report_failure(&c, dir, err);
+		goto out_warm;
+	}
+	if (p.dump) {
+		if ((rc = warm_place(&warm, l.bp_file, xb_opt_bool(o, XB_OPT_INNODB_BUFFER_POOL_LOAD_AT_STARTUP), err)))
+			goto out_warm;
+		if (move) {
+			unlink(p.dump);
+			if (p.dump_other)
+				unlink(p.dump_other);
+		}
+	} else {
+		xb_info("The backup holds no buffer-pool dump: the restored server starts with a cold buffer pool");
+	}
+	xb_info("%s %zu files (%.2f GiB) into %s", move ? "Moved" : "Copied", p.n, gib(p.bytes), l.datadir);
+	ownership_hint(&l);
+out_warm:
+	warm_free(&warm);
+out:
+	plan_free(&p);
+	layout_free(&l);
+	return rc;
+}
+
+int cmd_copy_back(const xb_options *o, xb_error *err)
+{
+	return run(o, false, err);
+}
+
+int cmd_move_back(const xb_options *o, xb_error *err)
+{
+	return run(o, true, err);
+}

@@ -1,0 +1,193 @@
+/*
+ * warm.c - make a backup's buffer-pool dump ready for a warm start (see warm.h).
+ *
+ * The tablespaces of the backup are found the way --prepare finds them
+ * (engine-hooks/innodb/spaces.h: page 0 of each file gives its space id,
+ * the file size its length in pages); the dump is parsed (bpdump.h), sorted,
+ * made unique and filtered against them. Counting what was dropped, and why,
+ * tells the DBA how much of the source's buffer pool the restored server
+ * will have back.
+ */
+#include "warm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "config/mycnf.h"
+#include "innodb/spaces.h"
+
+typedef struct filter_ctx {
+	const spaces *s;      /* the backup's tablespaces */
+	warm_result *w;       /* counts */
+	uint32_t last_id;     /* cache: the last space looked up */
+	const space_file *last; /* and its file (NULL: not in the backup) */
+	uint64_t last_pages;  /* its size in pages */
+	bool have_last;       /* the cache is valid */
+} filter_ctx;
+
+static bool keep(void *ctx, uint32_t space_id, uint32_t page_no)
+{
+	filter_ctx *f = ctx;
+	if (!f->have_last || f->last_id != space_id) {
+		f->last_id = space_id;
+		f->last = spaces_find(f->s, space_id);
+		f->last_pages = f->last ? spaces_size_pages(f->last) : 0;
+		f->have_last = true;
+	}
+	if (!f->last) {
+		f->w->no_space++;
+		return false;
+	}
+	if (page_no >= f->last_pages) {
+		f->w->past_end++;
+		return false;
+	}
+	f->w->bytes += f->last->info.logical_size ? f->last->info.logical_size : 16384;
+	return true;
+}
+
+/* innodb_data_file_path as recorded in backup-my.cnf (NULL: the default). */
+static char *backup_data_file_path(const char *dir)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/backup-my.cnf", dir);
+	if (access(path, R_OK))
+		return NULL;
+	mycnf cnf;
+	mycnf_args a;
+	memset(&a, 0, sizeof a);
+	a.defaults_file = path;
+	static const char *const groups[] = {"mysqld", NULL};
+	if (mycnf_load(&cnf, &a, NULL))
+		return NULL;
+	const char *v = mycnf_get(&cnf, groups, "innodb_data_file_path");
+	char *r = v ? strdup(v) : NULL;
+	mycnf_free(&cnf);
+	return r;
+}
+
+/* Sort, unique and (with backup_dir) filter w->dump. */
+static int clean(const char *backup_dir, warm_result *w, xb_error *err)
+{
+	size_t before = w->dump.n;
+	bp_sort_unique(&w->dump);
+	w->duplicates = before - w->dump.n;
+	if (!backup_dir)
+		return 0;
+	spaces s;
+	char *dfp = backup_data_file_path(backup_dir);
+	int rc = spaces_scan(&s, backup_dir, dfp, err);
+	free(dfp);
+	if (rc)
+		return rc;
+	filter_ctx f = {.s = &s, .w = w};
+	bp_filter(&w->dump, keep, &f);
+	spaces_free(&s);
+	return 0;
+}
+
+int warm_load(const char *backup_dir, const char *dump_path, warm_result *w, xb_error *err)
+{
+	memset(w, 0, sizeof *w);
+	if (!(w->source = strdup(dump_path)))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	int rc = bp_read_file(dump_path, &w->dump, &w->format, err);
+	if (rc) {
+		xb_err_hint(err, "the dump only warms the restored server up: remove %s to restore without it",
+			    dump_path);
+		return rc;
+	}
+	w->read = w->dump.n;
+	return clean(backup_dir, w, err);
+}
+
+void warm_free(warm_result *w)
+{
+	bp_dump_free(&w->dump);
+	free(w->source);
+	w->source = NULL;
+}
+
+static void log_result(const warm_result *w, const char *dest)
+{
+	xb_info("Buffer-pool dump %s (%s, %zu pages): %zu pages (%.1f MiB) kept, sorted for a sequential load, "
+		"in %s; dropped %zu duplicates, %zu of tablespaces not in the backup, %zu past a tablespace's end",
+		w->source, bp_format_name(w->format), w->read, w->dump.n, (double)w->bytes / 1048576.0, dest,
+		w->duplicates, w->no_space, w->past_end);
+}
+
+int warm_place(const warm_result *w, const char *dest, bool load_at_startup, xb_error *err)
+{
+	int rc = bp_write_file(dest, &w->dump, BP_FORMAT_TEXT, err);
+	if (rc)
+		return rc;
+	log_result(w, dest);
+	if (!load_at_startup)
+		xb_warn("innodb_buffer_pool_load_at_startup is OFF in the server's option files: the restored server "
+			"will start cold; turn it on, or run SET GLOBAL innodb_buffer_pool_load_now=ON after it starts");
+	else
+		xb_info("The restored server loads these %zu pages at startup (innodb_buffer_pool_load_at_startup)",
+			w->dump.n);
+	return 0;
+}
+
+int warm_prepare(const char *backup_dir, xb_error *err)
+{
+	char text[4200], lru[4200];
+	snprintf(text, sizeof text, "%s/%s", backup_dir, BP_TEXT_NAME);
+	snprintf(lru, sizeof lru, "%s/%s", backup_dir, BP_LRU_NAME);
+	const char *src = access(text, F_OK) == 0 ? text : access(lru, F_OK) == 0 ? lru : NULL;
+	if (!src) {
+		xb_info("The backup holds no buffer-pool dump: a server restored from it starts cold");
+		return 0;
+	}
+	warm_result w;
+	int rc = warm_load(backup_dir, src, &w, err);
+	if (!rc && (rc = bp_write_file(text, &w.dump, BP_FORMAT_TEXT, err)) == 0)
+		log_result(&w, text);
+	warm_free(&w);
+	return rc;
+}
+
+int cmd_sort_dump(const xb_options *o, xb_error *err)
+{
+	const char *in = xb_opt_str(o, XB_OPT_DUMP_INPUT);
+	const char *out = xb_opt_str(o, XB_OPT_DUMP_OUTPUT);
+	const char *fmt = xb_opt_str(o, XB_OPT_DUMP_FORMAT);
+	const char *backup = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	if (!in) {
+		xb_err_set(err, XB_E_USAGE, "--sort-dump needs --dump-input=FILE");
+		return xb_err_hint(err, "e.g. xtrabackup --sort-dump --dump-input=ib_lru_dump --dump-output=ib_buffer_pool");
+	}
+	int format = !strcmp(fmt, BP_TEXT_NAME) ? BP_FORMAT_TEXT : !strcmp(fmt, BP_LRU_NAME) ? BP_FORMAT_LRU : 0;
+	if (!format)
+		return xb_err_set(err, XB_E_USAGE, "invalid --dump-format '%s': use ib_buffer_pool or ib_lru_dump", fmt);
+	warm_result w;
+	memset(&w, 0, sizeof w);
+	int rc = 0;
+	if (!(w.source = strdup(in)))
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	if (!rc)
+		rc = bp_read_file(in, &w.dump, &w.format, err);
+	if (!rc) {
+		w.read = w.dump.n;
+		rc = clean(backup, &w, err);
+	}
+	if (!rc)
+		rc = bp_write_file(out ? out : in, &w.dump, format, err);
+	if (!rc) {
+		xb_info("%s (%s, %zu pages) -> %s (%s): %zu pages, sorted; dropped %zu duplicates%s", in,
+			bp_format_name(w.format), w.read, out ? out : in, bp_format_name(format), w.dump.n,
+			w.duplicates, backup ? "" : " (no --target-dir: no check against tablespaces)");
+		if (backup)
+			xb_info("checked against the backup in %s: dropped %zu of tablespaces not in it, %zu past a "
+				"tablespace's end",
+				backup, w.no_space, w.past_end);
+	}
+	warm_free(&w);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/*
+ * warm.h - the buffer-pool dump of a backup, made ready for a warm start.
+ *
+ * A backup carries the source server's dump (ib_buffer_pool, taken by
+ * --backup; or ib_lru_dump, the binary XtraDB format of old backups). Before
+ * a server loads it, it is sorted by (space id, page number) so the load
+ * reads each tablespace front to back, duplicates are removed, and entries
+ * are dropped for tablespaces that are not in the backup and for pages past
+ * a tablespace's end (both would only cost the load a lookup or a failed
+ * read). --prepare does this in the backup directory, --copy-back/--move-back
+ * again (cheap, and a backup prepared by another tool may carry a raw dump)
+ * and write the result where innodb_buffer_pool_filename says. --sort-dump
+ * does the same to any dump file, the job of the old lrusort tool.
+ */
+#ifndef XB_WARM_H
+#define XB_WARM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "config/options.h"
+#include "innodb/bpdump.h"
+
+typedef struct warm_result {
+	bp_dump dump;        /* sorted, unique, only pages the backup holds */
+	char *source;        /* the file it was read from */
+	int format;          /* BP_FORMAT_* of that file */
+	size_t read;         /* entries in the file */
+	size_t duplicates;   /* removed as duplicates */
+	size_t no_space;     /* dropped: tablespace not in the backup */
+	size_t past_end;     /* dropped: page beyond the tablespace's end */
+	uint64_t bytes;      /* bytes the kept pages occupy (their tablespaces' page sizes) */
+} warm_result;
+
+/* Read dump_path (either format) and clean it against the tablespaces of the
+ * backup in backup_dir. Malformed dump: XB_E_IO_READ naming file and line. */
+int warm_load(const char *backup_dir, const char *dump_path, warm_result *w, xb_error *err);
+
+/* Write the cleaned dump as ib_buffer_pool text to dest (temporary file,
+ * rename) and log what the restored server will warm. load_at_startup: the
+ * server's innodb_buffer_pool_load_at_startup; when off, say so. */
+int warm_place(const warm_result *w, const char *dest, bool load_at_startup, xb_error *err);
+
+void warm_free(warm_result *w);
+
+/* --prepare: clean the backup's dump in place (ib_buffer_pool; an ib_lru_dump
+ * is converted to it). No dump: nothing to do. */
+int warm_prepare(const char *backup_dir, xb_error *err);
+
+/* The --sort-dump command. */
+int cmd_sort_dump(const xb_options *o, xb_error *err);
+
+#endif

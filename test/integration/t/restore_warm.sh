@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# restore_warm.sh - backup -> prepare -> --copy-back -> start, warm, with our tool
+# end to end, and --move-back the same way:
+#  - --backup asks the server for a buffer-pool dump: the log says how many pages,
+#    the backup holds ib_buffer_pool, and the source's innodb_buffer_pool_dump_pct
+#    is back to its value afterwards;
+#  - --prepare sorts it: the backup's ib_buffer_pool is sorted by (space, page) with
+#    no duplicates and no entry of a tablespace the backup lacks (one is planted);
+#  - --copy-back places every file (datadir, an undo directory and a redo directory
+#    outside it, all from the restored server's option file), the dump under the
+#    configured innodb_buffer_pool_filename, leaves the backup's metadata behind and
+#    the backup itself untouched; the restored server starts with no crash recovery,
+#    its error log shows the load from that file completed, the big table has exactly
+#    the pages of the dump in its buffer pool right after startup, and CHECKSUM TABLE
+#    equals the source's;
+#  - --move-back of a second copy of the backup empties it and gives the same data.
+# Runs only with our tool (mariabackup neither dumps nor restores a dump).
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
+. "$(dirname "$0")/../inc/common.sh"
+
+[[ $XB_KIND == xtrabackup ]] || skip "buffer-pool dumps in backups are ours only"
+
+SERVER_INSTALL_OPTS="--innodb-undo-tablespaces=2" \
+    server_start src --innodb-undo-tablespaces=2 --innodb-buffer-pool-dump-pct=25
+sql src "CREATE DATABASE w; USE w; CREATE TABLE w.big (id INT PRIMARY KEY, pad CHAR(200), k INT, KEY (k)) ENGINE=InnoDB;
+         INSERT INTO w.big SELECT seq, REPEAT(CHAR(65 + seq % 26), 200), seq % 1000 FROM seq_1_to_120000;
+         CREATE TABLE w.small (id INT PRIMARY KEY, v VARCHAR(50)) ENGINE=InnoDB;
+         INSERT INTO w.small SELECT seq, MD5(seq) FROM seq_1_to_2000;
+         CREATE TABLE w.my (id INT PRIMARY KEY) ENGINE=MyISAM; INSERT INTO w.my VALUES (1),(2),(3)" \
+    || fail "creating the data failed"
+sql src "SELECT COUNT(*), SUM(LENGTH(pad)) FROM w.big" > /dev/null || fail "reading w.big failed"
+src_sums=$(checksum_all src)
+big_space=$(sql src "SELECT space FROM information_schema.innodb_sys_tables WHERE name = 'w/big'")
+[[ $big_space =~ ^[0-9]+$ ]] || fail "no space id for w.big: $big_space"
+
+# --- backup: with a fresh dump, dump_pct put back
+xb_backup src "$T/backup" || fail "backup failed (exit $XB_RC)"
+assert_ok "$XB_RC" "$XB_ERR" "backup"
+assert_contains "$XB_ERR" "Buffer-pool dump stored in the backup as ib_buffer_pool: [0-9]+ pages" "backup log: dump"
+assert_file "$T/backup/ib_buffer_pool"
+assert_eq 25 "$(sql src 'SELECT @@innodb_buffer_pool_dump_pct')" "dump_pct put back after the backup"
+dumped=$(wc -l < "$T/backup/ib_buffer_pool")
+big_dumped=$(grep -c "^$big_space," "$T/backup/ib_buffer_pool")
+log "dump: $dumped pages, $big_dumped of w.big (space $big_space)"
+[[ $big_dumped -gt 1000 ]] || fail "the dump holds only $big_dumped pages of w.big (the table was read in full)"
+# an entry of a tablespace the backup does not have, and a duplicate: --prepare drops both
+{ echo "4000000000,7"; head -n 1 "$T/backup/ib_buffer_pool"; } >> "$T/backup/ib_buffer_pool"
+
+# --- prepare with ours: the dump sorted and cleaned
+prep_run "$XB" "$T/backup"
+assert_ok "$PREP_RC" "$PREP_ERR" "prepare"
+assert_contains "$PREP_ERR" "dropped 1 duplicates, 1 of tablespaces not in the backup" "prepare log: dump cleaned"
+LC_ALL=C sort -t, -k1,1n -k2,2n -u "$T/backup/ib_buffer_pool" | cmp -s - "$T/backup/ib_buffer_pool" \
+    || fail "the prepared ib_buffer_pool is not sorted and unique"
+grep -q '^4000000000,' "$T/backup/ib_buffer_pool" && fail "the entry of a missing tablespace was kept"
+kept=$(wc -l < "$T/backup/ib_buffer_pool")
+big_kept=$(grep -c "^$big_space," "$T/backup/ib_buffer_pool")
+cp -a "$T/backup" "$T/backup2"
+before=$(tree_sums "$T/backup")
+
+# --- copy-back into a layout of three directories, from the restored server's option file
+mkdir -p "$T/dst"
+write_cnf dst "$T/dst/data" --innodb-undo-tablespaces=2 --innodb-undo-directory="$T/dst/undo" \
+    --innodb-log-group-home-dir="$T/dst/redo" --innodb-buffer-pool-filename=warm.dump
+xb_run --defaults-file="$dst_CNF" --copy-back --target-dir="$T/backup" --parallel=2
+assert_ok "$XB_RC" "$XB_ERR" "copy-back"
+assert_contains "$XB_ERR" "kept, sorted for a sequential load, in $T/dst/data/warm.dump" "copy-back log: dump placed"
+assert_contains "$XB_ERR" "The restored server loads these $kept pages at startup" "copy-back log: pages to warm"
+assert_file "$T/dst/undo/undo001"
+assert_file "$T/dst/undo/undo002"
+assert_file "$T/dst/redo/ib_logfile0"
+assert_file "$T/dst/data/w/big.ibd"
+[[ -e $T/dst/data/undo001 || -e $T/dst/data/ib_logfile0 ]] && fail "undo or redo files landed in the datadir"
+for f in xtrabackup_checkpoints xtrabackup_binlog_info backup-my.cnf ib_buffer_pool; do
+    [[ -e $T/dst/data/$f ]] && fail "$f was copied into the datadir"
+done
+assert_file "$T/dst/data/xtrabackup_info"
+assert_eq "$before" "$(tree_sums "$T/backup")" "the backup is unchanged by --copy-back"
+cmp -s "$T/backup/ib_buffer_pool" "$T/dst/data/warm.dump" || fail "warm.dump differs from the prepared dump"
+
+server_start_on dst "$T/dst/data" --innodb-undo-tablespaces=2 --innodb-undo-directory="$T/dst/undo" \
+    --innodb-log-group-home-dir="$T/dst/redo" --innodb-buffer-pool-filename=warm.dump
+check_clean_start dst
+load_done() { sql dst "SHOW STATUS LIKE 'Innodb_buffer_pool_load_status'" | grep -q 'load completed'; }
+wait_for 60 load_done \
+    || fail "the buffer pool load did not complete: $(sql dst "SHOW STATUS LIKE 'Innodb_buffer_pool_load_status'")"
+assert_contains "$(errlog_of dst)" "Loading buffer pool\(s\) from $T/dst/data/warm.dump" "error log: load from the dump"
+assert_contains "$(errlog_of dst)" "Buffer pool\(s\) load completed at" "error log: load completed"
+in_pool=$(sql dst "SELECT COUNT(*) FROM information_schema.innodb_buffer_page WHERE space = $big_space")
+log "w.big: $big_kept pages in the dump, $in_pool in the restored server's buffer pool"
+assert_eq "$big_kept" "$in_pool" "pages of w.big in the buffer pool after the load"
+assert_eq "$src_sums" "$(checksum_all dst)" "CHECKSUM TABLE after --copy-back"
+server_stop dst
+
+# --- move-back of the second copy
+write_cnf mv "$T/mv/data" --innodb-undo-tablespaces=2
+xb_run --defaults-file="$mv_CNF" --move-back --target-dir="$T/backup2"
+assert_ok "$XB_RC" "$XB_ERR" "move-back"
+left=$(find "$T/backup2" -type f | sed "s|$T/backup2/||" | LC_ALL=C sort | tr '\n' ' ')
+assert_eq "backup-my.cnf xtrabackup_binlog_info xtrabackup_checkpoints " "$left" "files left in the backup by --move-back"
+assert_file "$T/mv/data/ib_buffer_pool"
+server_start_on mv "$T/mv/data" --innodb-undo-tablespaces=2
+check_clean_start mv
+assert_eq "$src_sums" "$(checksum_all mv)" "CHECKSUM TABLE after --move-back"
+log "restore_warm: ok ($kept pages warmed, $big_kept of w.big)"
