@@ -263,9 +263,20 @@ int spaces_scan(spaces *s, const char *dir, const char *data_file_path, xb_error
 	return rc;
 }
 
+/* The backup's name for a file the server names "./db/t.ibd", or by an
+ * absolute path for a DATA DIRECTORY table ("/data/ext/db/t.ibd"): the backup
+ * keeps those as db/t.ibd (their .isl file says where they belong). */
 static const char *strip_dot(const char *n)
 {
-	return strncmp(n, "./", 2) ? n : n + 2;
+	if (!strncmp(n, "./", 2))
+		return n + 2;
+	if (n[0] != '/')
+		return n;
+	const char *last = strrchr(n, '/');
+	const char *prev = last;
+	while (prev > n && prev[-1] != '/')
+		prev--;
+	return prev > n ? prev : last + 1;
 }
 
 bool spaces_has_unknown(const spaces *s, const char *server_name)
@@ -282,9 +293,7 @@ space_file *spaces_claim(spaces *s, uint32_t space_id, const char *server_name, 
 {
 	if (!server_name)
 		return NULL;
-	const char *n = server_name;
-	if (!strncmp(n, "./", 2))
-		n += 2;
+	const char *n = strip_dot(server_name);
 	for (size_t i = 0; i < s->n_unknown; i++) {
 		space_file *f = &s->unknown[i];
 		if (strcmp(f->rel, n))
