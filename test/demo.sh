@@ -4,9 +4,10 @@
 # Starts a throwaway MariaDB 10.11 on a temp datadir (unix socket, free port),
 # loads a bank schema and some bulk data, starts 4 threads of money transfers,
 # takes a hot backup with build/xtrabackup while they run, prepares it with
-# build/xtrabackup --prepare (printing its recovery statistics), restores it into a
-# second datadir, starts a server there and checks: the total balance is
-# unchanged, no transfer is half present, and tables match. Everything lives
+# build/xtrabackup --prepare (printing its recovery statistics), restores it with
+# build/xtrabackup --copy-back into a second datadir (with the buffer-pool dump the
+# backup carries), starts a server there and checks: it loaded the dump (warm start),
+# the total balance is unchanged, no transfer is half present, and tables match. Everything lives
 # under one temp dir that is removed at the end (KEEP=1 keeps it).
 PREPARE_BIN=${PREPARE_BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/xtrabackup}
 . "$(dirname "$0")/integration/inc/common.sh"
@@ -42,10 +43,25 @@ ls -l "$T/backup"
 echo "xtrabackup_checkpoints:"; cat "$T/backup/xtrabackup_checkpoints"
 echo "xtrabackup_binlog_info:"; cat "$T/backup/xtrabackup_binlog_info"
 
-say "Preparing with $PREPARE_BIN --prepare, restoring into a new datadir and starting a server on it"
-restore_backup "$T/backup" dst
+say "Preparing with $PREPARE_BIN --prepare"
+prep_run "$PREPARE_BIN" "$T/backup"
+assert_ok "$PREP_RC" "$PREP_ERR" "prepare"
 echo "recovery statistics of the prepare:"
-sed -n '/Recovery statistics/,/rate:/p' "$T"/prepare.*.log | sed 's/^\[00\] [0-9-]* [0-9:]* //'
+sed -n '/Recovery statistics/,/rate:/p' "$PREP_ERR" | sed 's/^\[00\] [0-9-]* [0-9:]* //'
+grep 'Buffer-pool dump' "$PREP_ERR" | sed 's/^\[00\] [0-9-]* [0-9:]* //'
+
+say "Restoring: $XB --copy-back --parallel=4 into a new datadir $T/dst/data (from its my.cnf)"
+write_cnf dst "$T/dst/data"
+"$XB" --defaults-file="$(cnf_of dst)" --copy-back --parallel=4 --target-dir="$T/backup" 2>&1 \
+    | grep -v ' Copying ' | tee "$T/copyback.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "--copy-back failed"
+say "Starting a server on the restored datadir"
+server_start_on dst "$T/dst/data"
+check_clean_start dst
+load_done() { sql dst "SHOW STATUS LIKE 'Innodb_buffer_pool_load_status'" | grep -q 'load completed'; }
+wait_for 60 load_done || log "the buffer pool load has not finished yet"
+grep -E 'Loading buffer pool|load completed' "$(errlog_of dst)" | sed 's/^.*InnoDB: /InnoDB: /' || true
+echo "buffer pool after startup: $(sql dst "SHOW STATUS LIKE 'Innodb_buffer_pool_pages_data'" | cut -f2) pages of data (warm)"
 say "Checking the restored server: total balance constant, every transfer whole"
 xb_load dst --accounts=$ACCOUNTS check || fail "the restored data is inconsistent"
 assert_eq "$(sql src "CHECKSUM TABLE bank.filler EXTENDED" | cut -f2)" \
