@@ -13,7 +13,9 @@
 #    its error log shows the load from that file completed, the big table has exactly
 #    the pages of the dump in its buffer pool right after startup, and CHECKSUM TABLE
 #    equals the source's;
-#  - --move-back of a second copy of the backup empties it and gives the same data.
+#  - --move-back of a second copy of the backup empties it and gives the same data;
+#  - a backup carrying only an XtraDB ib_lru_dump (made with --sort-dump
+#    --dump-format=ib_lru_dump) gets the same ib_buffer_pool from --prepare.
 # Runs only with our tool (mariabackup neither dumps nor restores a dump).
 # shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
@@ -57,6 +59,21 @@ kept=$(wc -l < "$T/backup/ib_buffer_pool")
 big_kept=$(grep -c "^$big_space," "$T/backup/ib_buffer_pool")
 cp -a "$T/backup" "$T/backup2"
 before=$(tree_sums "$T/backup")
+
+# --- an old XtraDB-style dump: --sort-dump writes ib_lru_dump, --prepare turns it back
+cp -a "$T/backup" "$T/backup3"
+xb_run --sort-dump --dump-input="$T/backup3/ib_buffer_pool" --dump-output="$T/backup3/ib_lru_dump" \
+    --dump-format=ib_lru_dump
+assert_ok "$XB_RC" "$XB_ERR" "--sort-dump to ib_lru_dump"
+lru_size=$(stat -c %s "$T/backup3/ib_lru_dump")
+assert_eq 0 "$((lru_size % 16384))" "ib_lru_dump is padded to 16 KiB"
+[[ $lru_size -ge $(((kept + 1) * 8)) ]] || fail "ib_lru_dump of $lru_size bytes cannot hold $kept pages"
+rm "$T/backup3/ib_buffer_pool"
+prep_run "$XB" "$T/backup3"
+assert_ok "$PREP_RC" "$PREP_ERR" "prepare of a backup with an ib_lru_dump"
+assert_contains "$PREP_ERR" "ib_lru_dump \(ib_lru_dump, $kept pages\): $kept pages" "prepare log: ib_lru_dump converted"
+cmp -s "$T/backup/ib_buffer_pool" "$T/backup3/ib_buffer_pool" || fail "ib_lru_dump converted to a different ib_buffer_pool"
+rm -rf "$T/backup3"
 
 # --- copy-back into a layout of three directories, from the restored server's option file
 mkdir -p "$T/dst"
