@@ -76,7 +76,7 @@ check-asan:
 
 # The program itself under ASan/UBSan, driven by the integration scenarios that
 # exercise the most code (threads, redo under load, DDL, signals).
-ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors
+ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors restore_warm restore_errors
 check-asan-integration:
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" build-asan/xtrabackup

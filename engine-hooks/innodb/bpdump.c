@@ -157,7 +157,7 @@ int bp_parse_text(const uint8_t *buf, size_t len, const char *name, bp_dump *out
 	if (!name)
 		name = BP_TEXT_NAME;
 	out->n = 0;
-	const uint8_t *p = buf, *end = buf + len;
+	const uint8_t *p = buf, *end = len ? buf + len : buf; /* buf may be NULL when len is 0 */
 	size_t lines = 0;
 	for (const uint8_t *q = p; q < end; lines++) {
 		q = memchr(q, '\n', (size_t)(end - q));

@@ -326,6 +326,45 @@ static void ownership_hint(const restore_layout *l)
 		me ? me->pw_name : "?", mysql ? "mysql" : "<server user>", mysql ? "mysql" : "<server group>", dirs);
 }
 
+/* Read a small text file of the backup (NULL when absent), trailing newlines cut. */
+static char *slurp(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = calloc(1, 8192);
+	size_t n = buf ? fread(buf, 1, 8191, f) : 0;
+	fclose(f);
+	while (buf && n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = 0;
+	return buf;
+}
+
+/* How to make the restored server a replica: from xtrabackup_binlog_info (the
+ * source's position) and xtrabackup_slave_info (when the source was a replica). */
+static void replica_hint(const char *binlog_info, const char *slave_info)
+{
+	if (binlog_info) {
+		char file[512] = "", gtid[4096] = "";
+		unsigned long long pos = 0;
+		if (sscanf(binlog_info, "%511s %llu %4095s", file, &pos, gtid) >= 2) {
+			if (gtid[0])
+				xb_info("To make the restored server a replica of the backup's source: SET GLOBAL "
+					"gtid_slave_pos = '%s'; CHANGE MASTER TO MASTER_HOST='<source>', MASTER_PORT=<port>, "
+					"MASTER_USER='<user>', MASTER_PASSWORD='<password>', MASTER_USE_GTID=slave_pos; START SLAVE;",
+					gtid);
+			xb_info("%s by binary log position: CHANGE MASTER TO MASTER_LOG_FILE='%s', MASTER_LOG_POS=%llu, ...",
+				gtid[0] ? "Or," : "To make it a replica of the backup's source,", file, pos);
+		}
+	}
+	if (slave_info)
+		xb_info("The backup was taken on a replica; to replicate from the same primary "
+			"(xtrabackup_slave_info): %s",
+			slave_info);
+}
+
 static int run(const xb_options *o, bool move, xb_error *err)
 {
 	const char *dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
@@ -364,6 +403,9 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		if ((rc = warm_load(dir, p.dump, &warm, err)))
 			goto out;
 	}
+	/* read now: --move-back takes xtrabackup_slave_info away */
+	char *binlog_info = slurp(dir, "xtrabackup_binlog_info");
+	char *slave_info = slurp(dir, "xtrabackup_slave_info");
 	int threads = (int)xb_opt_int(o, XB_OPT_PARALLEL);
 	if (threads < 1 || threads > 64) {
 		rc = xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", threads);
@@ -385,7 +427,7 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	xb_progress_add_total(prog, p.bytes);
 	c.progress = xb_progress_counter(prog);
 	pthread_t th[64];
-	warg wa[64];
+	warg wa[64] = {{.c = &c, .id = 1}};
 	int started = 0;
 	for (int i = 0; i < threads; i++) {
 		wa[i].c = &c;
@@ -422,7 +464,10 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	}
 	xb_info("%s %zu files (%.2f GiB) into %s", move ? "Moved" : "Copied", p.n, gib(p.bytes), l.datadir);
 	ownership_hint(&l);
+	replica_hint(binlog_info, slave_info);
 out_warm:
+	free(binlog_info);
+	free(slave_info);
 	warm_free(&warm);
 out:
 	plan_free(&p);

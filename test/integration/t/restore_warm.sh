@@ -12,7 +12,8 @@
 #    the backup itself untouched; the restored server starts with no crash recovery,
 #    its error log shows the load from that file completed, the big table has exactly
 #    the pages of the dump in its buffer pool right after startup, and CHECKSUM TABLE
-#    equals the source's;
+#    equals the source's; the log gives the gtid_slave_pos / CHANGE MASTER recipe
+#    for a replica from xtrabackup_binlog_info;
 #  - --move-back of a second copy of the backup empties it and gives the same data;
 #  - a backup carrying only an XtraDB ib_lru_dump (made with --sort-dump
 #    --dump-format=ib_lru_dump) gets the same ib_buffer_pool from --prepare.
@@ -83,6 +84,9 @@ xb_run --defaults-file="$dst_CNF" --copy-back --target-dir="$T/backup" --paralle
 assert_ok "$XB_RC" "$XB_ERR" "copy-back"
 assert_contains "$XB_ERR" "kept, sorted for a sequential load, in $T/dst/data/warm.dump" "copy-back log: dump placed"
 assert_contains "$XB_ERR" "The restored server loads these $kept pages at startup" "copy-back log: pages to warm"
+read -r _ _ gtid < "$T/backup/xtrabackup_binlog_info"
+[[ $gtid =~ ^[0-9]+-[0-9]+-[0-9]+ ]] || fail "no GTID in xtrabackup_binlog_info: $gtid"
+assert_contains "$XB_ERR" "SET GLOBAL gtid_slave_pos = '$gtid'; CHANGE MASTER TO" "copy-back log: replica recipe"
 assert_file "$T/dst/undo/undo001"
 assert_file "$T/dst/undo/undo002"
 assert_file "$T/dst/redo/ib_logfile0"
