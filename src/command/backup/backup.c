@@ -7,7 +7,8 @@
  *     is read, so the copied log covers every change the copies may miss);
  *  3. BACKUP STAGE START, copy the InnoDB datafiles with --parallel threads,
  *     largest first, while the main thread feeds the follower the server's
- *     LSN (for the headroom check) and watches for its failure;
+ *     LSN (for the headroom check) and watches for its failure; then ask the
+ *     server for a buffer-pool dump and store it (bufpool.c);
  *  4. BACKUP STAGE FLUSH and BLOCK_DDL: reconcile tablespaces changed by DDL
  *     during the copy (ddl.c), copy table definitions and non-InnoDB tables;
  *  5. BACKUP STAGE BLOCK_COMMIT: copy Aria tables and logs, record the binlog
