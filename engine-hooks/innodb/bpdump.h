@@ -67,9 +67,10 @@ void bp_dump_free(bp_dump *d);
 /* Which format buf holds: BP_FORMAT_TEXT when it is empty or its first byte
  * is printable ASCII, '\n' or '\r'; BP_FORMAT_LRU otherwise. A real
  * ib_lru_dump starts with the high byte of a space id (0x00 for every id
- * below 16M) or with the 0xFF of its terminator, so it is never taken for
- * text; a text file with a typo anywhere is still parsed as text, so the
- * error names the bad line instead of decoding ASCII as binary records. */
+ * below 16M) or with the 0xFF of its terminator: it would be taken for text
+ * only if its first space id were 0x0A000000 (167 million) or more. A text
+ * file with a typo anywhere is still parsed as text, so the error names the
+ * bad line instead of ASCII being decoded as binary records. */
 int bp_detect_format(const uint8_t *buf, size_t len);
 
 /* Parse an ib_buffer_pool text dump. Lines end with "\n" or "\r\n"; the last
@@ -101,7 +102,8 @@ int bp_parse(const uint8_t *buf, size_t len, const char *name, bp_dump *out, xb_
 void bp_sort_unique(bp_dump *d);
 
 /* Keep, in order, only the entries for which keep(ctx, space_id, page_no)
- * returns true. Returns the number of entries dropped. */
+ * (not NULL; ctx is passed through) returns true. Returns the number of
+ * entries dropped. */
 size_t bp_filter(bp_dump *d, bool (*keep)(void *ctx, uint32_t space_id, uint32_t page_no), void *ctx);
 
 /* The text file of d (entries in d's order): *out is malloc'ed (NULL when
@@ -122,9 +124,10 @@ int bp_read_file(const char *path, bp_dump *out, int *format, xb_error *err);
 
 /* Write d to path in format (BP_FORMAT_TEXT or BP_FORMAT_LRU): the bytes go
  * to "PATH.tmp" (created with mode 0660 & ~umask), which is fsynced and
- * renamed over path, then the directory is fsynced. On failure the temporary
- * is removed and path is untouched: XB_E_IO_WRITE naming the file and the
- * system error; XB_E_INTERNAL for a bad format argument or when out of memory. */
+ * renamed over path, then the directory is fsynced. A failure before the
+ * rename removes the temporary and leaves path untouched. XB_E_IO_WRITE
+ * naming the file and the system error; XB_E_INTERNAL for a bad format
+ * argument or when out of memory. */
 int bp_write_file(const char *path, const bp_dump *d, int format, xb_error *err);
 
 #endif
