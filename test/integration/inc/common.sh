@@ -547,6 +547,8 @@ _cleanup() {
     local rc=$? name pid
     trap - EXIT INT TERM
     for pid in "${BG_PIDS[@]}"; do
+        # a backgrounded shell function is a subshell: its children go first
+        pkill -TERM -P "$pid" 2>/dev/null
         kill -TERM "$pid" 2>/dev/null && { _wait_gone "$pid" 10 || kill -9 "$pid" 2>/dev/null; }
     done
     for name in "${SERVERS[@]}"; do
