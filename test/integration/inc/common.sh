@@ -4,8 +4,9 @@
 # its own throwaway mariadbd servers in it, each known by a NAME (a shell word such
 # as src or dst). A server has its own datadir, socket, free TCP port on 127.0.0.1,
 # error log and a generated option file whose [client] section lets the test, the
-# tool under test ($XB) and xb_load connect with --defaults-file only, so no secret
-# is ever on a command line. An EXIT trap kills every server the test started (by
+# tool under test ($XB) and xb_load connect with --defaults-file only, so no
+# password is on their command lines (text given to `sql` does reach the client's
+# argv: a statement holding a password goes on stdin instead). An EXIT trap kills every server the test started (by
 # its recorded pid, never by name) and removes the temp dir. Assertions print what
 # differed and exit 1; a test exits 0 pass, 1 fail, 77 skip.
 #
