@@ -223,6 +223,19 @@ static void test_defaults_and_refusals(void)
 	layout_free(&l);
 	xb_options_free(&o);
 
+	/* innodb_data_home_dir="" and absolute system tablespace paths */
+	snprintf(text, sizeof text, "[mysqld]\ndatadir=%s/data4\ninnodb_data_home_dir=\ninnodb_data_file_path=%s/abs/ibdata1:12M;%s/abs/ibdata2:12M:autoextend\n",
+		 root, root, root);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(layout_resolve(&o, bdir, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(bdir, &l, &p, &err), 0);
+	CU_ASSERT_STRING_EQUAL(dst(&p, "ibdata1"), "/abs/ibdata1");
+	CU_ASSERT_STRING_EQUAL(dst(&p, "ibdata2"), "/abs/ibdata2");
+	CU_ASSERT_STRING_EQUAL(dst(&p, "undo001"), "/data4/undo001");
+	plan_free(&p);
+	layout_free(&l);
+	xb_options_free(&o);
+
 	/* a .isl that does not hold an absolute path */
 	put("db/d.isl", "relative/d.ibd\n");
 	snprintf(text, sizeof text, "[mysqld]\ndatadir=%s/data3\n", root);

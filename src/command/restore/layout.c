@@ -232,8 +232,11 @@ static int place_top(const restore_layout *l, const char *name, char *dst, size_
 	for (int i = 0; i < l->n_sys; i++) {
 		const char *s = l->sys_names[i];
 		const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
-		if (!strcmp(base, name))
-			return snprintf(dst, n, "%s/%s", l->data_home, s) >= (int)n ? -1 : 0;
+		if (!strcmp(base, name)) /* innodb_data_home_dir="" with absolute paths: the path itself */
+			return snprintf(dst, n, "%s%s%s", s[0] == '/' ? "" : l->data_home, s[0] == '/' ? "" : "/", s) >=
+					       (int)n
+				       ? -1
+				       : 0;
 	}
 	return snprintf(dst, n, "%s/%s", dir, name) >= (int)n ? -1 : 0;
 }

@@ -15,6 +15,7 @@
 #    equals the source's; the log gives the gtid_slave_pos / CHANGE MASTER recipe
 #    for a replica from xtrabackup_binlog_info;
 #  - --move-back of a second copy of the backup empties it and gives the same data;
+#  - our --copy-back restores a backup taken and prepared by mariabackup (no dump);
 #  - a backup carrying only an XtraDB ib_lru_dump (made with --sort-dump
 #    --dump-format=ib_lru_dump) gets the same ib_buffer_pool from --prepare.
 # Runs only with our tool (mariabackup neither dumps nor restores a dump).
@@ -123,4 +124,18 @@ assert_file "$T/mv/data/ib_buffer_pool"
 server_start_on mv "$T/mv/data" --innodb-undo-tablespaces=2
 check_clean_start mv
 assert_eq "$src_sums" "$(checksum_all mv)" "CHECKSUM TABLE after --move-back"
+server_stop mv
+
+# --- a backup taken and prepared by mariabackup, restored by ours (drop-in both ways)
+mariabackup --defaults-file="$src_CNF" --backup --target-dir="$T/mb" > "$T/mb.log" 2>&1 \
+    || fail "mariabackup --backup failed: $(tail -n 3 "$T/mb.log")"
+mariabackup --prepare --target-dir="$T/mb" > "$T/mbp.log" 2>&1 \
+    || fail "mariabackup --prepare failed: $(tail -n 3 "$T/mbp.log")"
+write_cnf mbr "$T/mbr/data" --innodb-undo-tablespaces=2
+xb_run --defaults-file="$mbr_CNF" --copy-back --target-dir="$T/mb"
+assert_ok "$XB_RC" "$XB_ERR" "our --copy-back of mariabackup's backup"
+assert_contains "$XB_ERR" "The backup holds no buffer-pool dump" "copy-back log: no dump in mariabackup's backup"
+server_start_on mbr "$T/mbr/data" --innodb-undo-tablespaces=2
+check_clean_start mbr
+assert_eq "$src_sums" "$(checksum_all mbr)" "CHECKSUM TABLE after our --copy-back of mariabackup's backup"
 log "restore_warm: ok ($kept pages warmed, $big_kept of w.big)"
