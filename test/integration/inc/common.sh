@@ -25,7 +25,7 @@
 #               ($XB_RC $XB_OUT $XB_ERR $XB_PID), prepare_backup DIR,
 #               restore_backup DIR NAME [opts], check_clean_start NAME
 #   workload    build_xb_load, xb_load NAME ARGS, bg_track PID, signal_tree SIG PID,
-#               wait_for SECS CMD, gtid_seq GTIDS
+#               wait_for SECS CMD, gtid_seq GTIDS, at_exit CMD (never trap EXIT)
 #   assertions  fail, skip, assert_eq, assert_contains, assert_not_contains,
 #               assert_file, assert_ok RC ERRLOG WHAT, assert_failed RC ERRLOG WHAT,
 #               last_line FILE, log
@@ -545,8 +545,9 @@ gtid_seq() {
 # ---------------------------------------------------------------- cleanup
 
 _cleanup() {
-    local rc=$? name pid
+    local rc=$? name pid hook
     trap - EXIT INT TERM
+    for hook in "${EXIT_HOOKS[@]}"; do eval "$hook"; done
     for pid in "${BG_PIDS[@]}"; do
         # a backgrounded shell function is a subshell: its children go first
         pkill -TERM -P "$pid" 2>/dev/null
@@ -572,6 +573,10 @@ _cleanup() {
     fi
     exit "$rc"
 }
+# at_exit CMD - run CMD (a shell string) when the test ends, before the servers are
+# stopped; never set an EXIT trap of your own (it would replace the cleanup).
+EXIT_HOOKS=()
+at_exit() { EXIT_HOOKS+=("$1"); }
 trap _cleanup EXIT
 trap 'if [[ -e $T/.skip ]]; then exit 77; else exit 1; fi' INT TERM
 

@@ -45,7 +45,7 @@ fi
 M=$T/small
 mkdir -p "$M"
 mount -t tmpfs -o size=24M tmpfs "$M" || { log "SKIPPED case: full target (mount failed)"; exit 0; }
-trap 'umount "$M" 2>/dev/null' EXIT
+at_exit 'umount "$M" 2>/dev/null'
 # repair the victim first so the only problem left is space
 server_stop src
 server_start_on src "$(datadir_of src)"
