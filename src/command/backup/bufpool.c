@@ -101,7 +101,10 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 	if (atoll(old_pct) != pct) {
 		snprintf(sql, sizeof sql, "SET GLOBAL innodb_buffer_pool_dump_pct = %lld", pct);
 		if (xb_server_exec(&c->srv, sql, &e)) {
-			xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s", e.msg);
+			xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s%s", e.msg,
+				strstr(e.msg, "SUPER") ? "; grant the backup user SUPER for warm restores, or give "
+							 "--dump-innodb-buffer-pool=0 to skip the dump"
+						       : "");
 			free(old_pct);
 			free(fname);
 			return 0;
@@ -140,7 +143,10 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 			xb_warn("could not put innodb_buffer_pool_dump_pct back to %s: %s", old_pct, e2.msg);
 	}
 	if (rc)
-		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s", e.msg);
+		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s%s", e.msg,
+			strstr(e.msg, "SUPER") ? "; grant the backup user SUPER for warm restores, or give "
+						 "--dump-innodb-buffer-pool=0 to skip the dump"
+					       : "");
 	else if (!done)
 		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): the server did not "
 			"finish it within --dump-innodb-buffer-pool-timeout=%lld s (status: %s)",
