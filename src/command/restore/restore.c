@@ -93,9 +93,8 @@ static int rename_noreplace(const char *from, const char *to)
 }
 
 /* Copy n bytes at off from in to out: copy_file_range, else read/write. */
-static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfile *f, xb_error *err)
+static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfile *f, char **bufp, xb_error *err)
 {
-	static _Thread_local char *buf;
 	bool use_cfr = true;
 	while (n) {
 		if (command_interrupted(err))
@@ -110,11 +109,11 @@ static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfi
 				continue;
 			}
 		} else {
-			if (!buf && !(buf = malloc(CHUNK)))
+			if (!*bufp && !(*bufp = malloc(CHUNK)))
 				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-			k = pread(in, buf, want, off);
+			k = pread(in, *bufp, want, off);
 			if (k > 0) {
-				ssize_t w = pwrite(out, buf, (size_t)k, off);
+				ssize_t w = pwrite(out, *bufp, (size_t)k, off);
 				if (w != k)
 					return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s.xbrestore: %s", f->dst,
 							  w < 0 ? strerror(errno) : "short write");
@@ -154,6 +153,7 @@ static int copy_file(rctx *c, const rfile *f, xb_error *err)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno));
 	}
 	int rc = 0;
+	char *buf = NULL; /* only when copy_file_range cannot be used */
 	off_t pos = 0, size = st.st_size;
 	while (!rc && pos < size) {
 		off_t data = lseek(in, pos, SEEK_DATA);
@@ -165,13 +165,14 @@ static int copy_file(rctx *c, const rfile *f, xb_error *err)
 		off_t hole = lseek(in, data, SEEK_HOLE);
 		if (hole < 0 || hole > size)
 			hole = size;
-		rc = copy_range(in, out, data, (uint64_t)(hole - data), c, f, err);
+		rc = copy_range(in, out, data, (uint64_t)(hole - data), c, f, &buf, err);
 		if (c->progress && data > pos)
 			__atomic_fetch_add(c->progress, (uint64_t)(data - pos), __ATOMIC_RELAXED);
 		pos = hole;
 	}
 	if (!rc && c->progress && pos < size)
 		__atomic_fetch_add(c->progress, (uint64_t)(size - pos), __ATOMIC_RELAXED);
+	free(buf);
 	if (!rc && ftruncate(out, size))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot set the size of %s: %s", tmp, strerror(errno));
 	if (!rc && fsync(out))
@@ -270,6 +271,22 @@ static void sync_dirs(const rplan *p, const restore_layout *l)
 		if (fd >= 0) {
 			(void)fsync(fd);
 			close(fd);
+		}
+	}
+}
+
+/* After --move-back: the database directories it emptied go too (rmdir
+ * fails on anything still holding a file, which is what we want). */
+static void remove_empty_dirs(const rplan *p, const char *backup_dir)
+{
+	size_t top = strlen(backup_dir);
+	for (size_t i = 0; i < p->n; i++) {
+		char dir[PATH_MAX * 2];
+		snprintf(dir, sizeof dir, "%s", p->v[i].src);
+		for (char *slash = strrchr(dir, '/'); slash && (size_t)(slash - dir) > top; slash = strrchr(dir, '/')) {
+			*slash = 0;
+			if (rmdir(dir))
+				break;
 		}
 	}
 }
@@ -462,6 +479,8 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	} else {
 		xb_info("The backup holds no buffer-pool dump: the restored server starts with a cold buffer pool");
 	}
+	if (move)
+		remove_empty_dirs(&p, dir);
 	xb_info("%s %zu files (%.2f GiB) into %s", move ? "Moved" : "Copied", p.n, gib(p.bytes), l.datadir);
 	ownership_hint(&l);
 	replica_hint(binlog_info, slave_info);

@@ -8,6 +8,8 @@
 #  - --force-non-empty-directories with an unrelated file in the datadir: restored,
 #    the file kept as it was;
 #  - a DATA DIRECTORY tablespace is placed where its .isl file points;
+#  - (root) --move-back onto another file system (a tmpfs) copies and removes: same
+#    contents, and the backup keeps only its metadata, no emptied directory;
 #  - a failure part-way (the .isl of a tablespace pointing where no directory can be
 #    made): --copy-back says how many files it copied and which was first not
 #    copied; --move-back the same, every file is then whole in exactly one of the
@@ -89,6 +91,27 @@ check_clean_start dst
 assert_eq "$src_sums" "$(checksum_all dst)" "CHECKSUM TABLE after --copy-back"
 server_stop dst
 rm -rf "$T/ext"
+
+# --- --move-back to another file system: copy, fsync, then remove (root: a tmpfs)
+if [[ $(id -u) -eq 0 ]] && mkdir -p "$T/xfs" && mount -t tmpfs -o size=256M tmpfs "$T/xfs" 2>/dev/null; then
+    at_exit 'umount "$T/xfs" 2>/dev/null'
+    cp -a "$T/backup" "$T/backup3"
+    rm -f "$T/backup3/r/d.isl" "$T/backup3/r/d.frm"    # only plain datadir files here
+    rm -f "$T/backup3/r/d.ibd"
+    want=$(cd "$T/backup3" && find . -type f ! -name 'xtrabackup_checkpoints' ! -name 'xtrabackup_binlog_info' \
+        ! -name 'backup-my.cnf' -print0 | LC_ALL=C sort -z | xargs -0 md5sum)
+    write_cnf xdev "$T/xfs/data"
+    xb_run --defaults-file="$xdev_CNF" --move-back --target-dir="$T/backup3"
+    assert_ok "$XB_RC" "$XB_ERR" "--move-back across file systems"
+    assert_eq "$want" "$(cd "$T/xfs/data" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 md5sum)" \
+        "files moved across file systems (contents)"
+    assert_eq "backup-my.cnf xtrabackup_binlog_info xtrabackup_checkpoints" \
+        "$(cd "$T/backup3" && find . -mindepth 1 | sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')" \
+        "what --move-back across file systems leaves in the backup"
+    umount "$T/xfs"
+else
+    log "SKIPPED case: --move-back across file systems (needs root to mount a tmpfs)"
+fi
 
 # --- a failure part-way
 cp -a "$T/backup" "$T/backup2"

@@ -118,7 +118,7 @@ server_stop dst
 write_cnf mv "$T/mv/data" --innodb-undo-tablespaces=2
 xb_run --defaults-file="$mv_CNF" --move-back --target-dir="$T/backup2"
 assert_ok "$XB_RC" "$XB_ERR" "move-back"
-left=$(find "$T/backup2" -type f | sed "s|$T/backup2/||" | LC_ALL=C sort | tr '\n' ' ')
+left=$(find "$T/backup2" -mindepth 1 | sed "s|$T/backup2/||" | LC_ALL=C sort | tr '\n' ' ')
 assert_eq "backup-my.cnf xtrabackup_binlog_info xtrabackup_checkpoints " "$left" "files left in the backup by --move-back"
 assert_file "$T/mv/data/ib_buffer_pool"
 server_start_on mv "$T/mv/data" --innodb-undo-tablespaces=2
