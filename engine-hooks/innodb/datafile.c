@@ -97,6 +97,8 @@ static int check_page(copy_ctx *c, const uint8_t *page, uint64_t off, const uint
 		int attempt;
 		for (attempt = 1; attempt <= c->retries; attempt++) {
 			sleep_ms(c->retry_ms);
+			if (c->o->should_stop && c->o->should_stop(err)) /* a stop request wins over re-reads */
+				return err && err->code ? err->code : XB_E_INTERRUPTED;
 			if (c->o->before_reread)
 				c->o->before_reread(c->o->before_reread_arg, page_no, attempt);
 			int rc = xb_reader_reread(c->r, off, c->fixed, c->psize, err);
@@ -194,6 +196,8 @@ static int probe_page0(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *er
 		if (attempt >= c->retries)
 			break;
 		sleep_ms(c->retry_ms);
+		if (c->o->should_stop && c->o->should_stop(err))
+			return err && err->code ? err->code : XB_E_INTERRUPTED;
 		if (c->o->before_reread)
 			c->o->before_reread(c->o->before_reread_arg, 0, attempt + 1);
 		uint64_t size = xb_reader_size(c->r);
