@@ -114,7 +114,7 @@ void warm_free(warm_result *w)
 
 static void log_result(const warm_result *w, const char *dest)
 {
-	xb_info("Buffer-pool dump %s (%s, %zu pages): %zu pages (%.1f MiB) kept, sorted for a sequential load, "
+	xb_info("Buffer-pool dump %s (%s, %zu pages): %zu pages (%.1f MiB) kept, sorted by tablespace and page, "
 		"in %s; dropped %zu duplicates, %zu of tablespaces not in the backup, %zu past a tablespace's end",
 		w->source, bp_format_name(w->format), w->read, w->dump.n, (double)w->bytes / 1048576.0, dest,
 		w->duplicates, w->no_space, w->past_end);

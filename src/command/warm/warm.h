@@ -3,11 +3,11 @@
  *
  * A backup carries the source server's dump (ib_buffer_pool, taken by
  * --backup; or ib_lru_dump, the binary XtraDB format of old backups). Before
- * a server loads it, it is sorted by (space id, page number) so the load
- * reads each tablespace front to back, duplicates are removed, and entries
- * are dropped for tablespaces that are not in the backup and for pages past
- * a tablespace's end (both would only cost the load a lookup or a failed
- * read). --prepare does this in the backup directory, --copy-back/--move-back
+ * a server loads it, it is sorted by (space id, page number), the order the
+ * server's load reads in (10.11 sorts it again itself), duplicates are
+ * removed, and entries are dropped for tablespaces that are not in the
+ * backup and for pages past a tablespace's end (the server would skip them):
+ * what is left is exactly what will be warmed, which the log reports. --prepare does this in the backup directory, --copy-back/--move-back
  * again (cheap, and a backup prepared by another tool may carry a raw dump)
  * and write the result where innodb_buffer_pool_filename says. --sort-dump
  * does the same to any dump file, the job of the old lrusort tool.

@@ -550,7 +550,7 @@ _cleanup() {
     for hook in "${EXIT_HOOKS[@]}"; do eval "$hook"; done
     for pid in "${BG_PIDS[@]}"; do
         # a backgrounded shell function is a subshell: its children go first
-        pkill -TERM -P "$pid" 2>/dev/null
+        pkill -TERM -P "$pid" 2>/dev/null || true
         kill -TERM "$pid" 2>/dev/null && { _wait_gone "$pid" 10 || kill -9 "$pid" 2>/dev/null; }
     done
     for name in "${SERVERS[@]}"; do

@@ -83,7 +83,7 @@ write_cnf dst "$T/dst/data" --innodb-undo-tablespaces=2 --innodb-undo-directory=
     --innodb-log-group-home-dir="$T/dst/redo" --innodb-buffer-pool-filename=warm.dump
 xb_run --defaults-file="$dst_CNF" --copy-back --target-dir="$T/backup" --parallel=2
 assert_ok "$XB_RC" "$XB_ERR" "copy-back"
-assert_contains "$XB_ERR" "kept, sorted for a sequential load, in $T/dst/data/warm.dump" "copy-back log: dump placed"
+assert_contains "$XB_ERR" "kept, sorted by tablespace and page, in $T/dst/data/warm.dump" "copy-back log: dump placed"
 assert_contains "$XB_ERR" "The restored server loads these $kept pages at startup" "copy-back log: pages to warm"
 read -r _ _ gtid < "$T/backup/xtrabackup_binlog_info"
 [[ $gtid =~ ^[0-9]+-[0-9]+-[0-9]+ ]] || fail "no GTID in xtrabackup_binlog_info: $gtid"
