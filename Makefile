@@ -14,7 +14,7 @@ PREFIX  ?= /usr/local
 BUILD   ?= build
 VERSION := 0.1.0
 
-PKGS    := libmariadb libzstd libcrypto zlib
+PKGS    := libmariadb libzstd libcrypto zlib libcurl libarchive
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wformat=2 -Wstrict-prototypes
 CPPFLAGS_ALL := -D_GNU_SOURCE -DXB_VERSION='"$(VERSION)"' -Isrc -Iengine-hooks \
@@ -30,7 +30,8 @@ UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 
 DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client libmariadb-dev \
             libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev libglib2.0-dev \
-            libzstd-dev zlib1g-dev libcunit1-dev sysbench fio cppcheck clang libclang-rt-14-dev xxd time
+            libzstd-dev zlib1g-dev libcunit1-dev sysbench fio cppcheck clang libclang-rt-14-dev xxd time \
+            openssh-server openssh-client zstd
 
 .PHONY: all deps check check-unit check-fuzz check-asan check-asan-integration check-lint check-integration demo install clean man
 

@@ -2,6 +2,7 @@
  * main.c - entry point: parse options, dispatch to the command, map the
  * result to an exit code. Nothing else lives here.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,11 @@ int main(int argc, char **argv)
 	xb_error err;
 	xb_err_clear(&err);
 	command_signals_init();
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	bool as_xbstream = !strcmp(base, "xbstream");
+	if (as_xbstream)
+		argv = xbstream_argv(&argc, argv);
 	int rc = xb_options_parse(&o, argc, argv, &err);
 	if (rc) {
 		xb_log_error(&err);
@@ -56,15 +62,32 @@ int main(int argc, char **argv)
 	case XB_OPT_SORT_DUMP:
 		rc = cmd_sort_dump(&o, &err);
 		break;
+	case XB_OPT_EXTRACT:
+		rc = cmd_xbstream_extract(&o, &err);
+		break;
+	case XB_OPT_LIST:
+		rc = cmd_xbstream_list(&o, &err);
+		break;
 	default:
-		rc = xb_err_set(&err, XB_E_USAGE,
-				"no command given: use --backup, --prepare, --copy-back or --move-back (see --help)");
+		if (xb_opt_bool(&o, XB_OPT_DECOMPRESS) || xb_opt_isset(&o, XB_OPT_DECRYPT)) {
+			xb_info("xtrabackup %s: %s (command line: %s)", XB_VERSION,
+				xb_opt_isset(&o, XB_OPT_DECRYPT) ? "--decrypt" : "--decompress", o.tool_command);
+			rc = cmd_decode(&o, &err);
+			o.command = XB_OPT_DECOMPRESS;
+		} else if (as_xbstream) {
+			rc = xb_err_set(&err, XB_E_USAGE, "no command given: use -x (extract) or --list"),
+			xb_err_hint(&err, "e.g. xbstream -x -C /backups/x < backup.xbs");
+		} else {
+			rc = xb_err_set(&err, XB_E_USAGE, "no command given: use --backup, --prepare, --copy-back, "
+					"--move-back, --decompress or --decrypt (see --help)");
+		}
 		break;
 	}
 	if (rc)
 		xb_log_error(&err);
 	else if (o.command == XB_OPT_BACKUP || o.command == XB_OPT_PREPARE || o.command == XB_OPT_COPY_BACK ||
-		 o.command == XB_OPT_MOVE_BACK || o.command == XB_OPT_SORT_DUMP)
+		 o.command == XB_OPT_MOVE_BACK || o.command == XB_OPT_SORT_DUMP || o.command == XB_OPT_DECOMPRESS ||
+		 o.command == XB_OPT_EXTRACT)
 		xb_log_raw("completed OK!");
 	xb_options_free(&o);
 	return rc;

@@ -16,6 +16,14 @@ int cmd_prepare(const xb_options *o, xb_error *err);
 int cmd_copy_back(const xb_options *o, xb_error *err);
 int cmd_move_back(const xb_options *o, xb_error *err);
 int cmd_sort_dump(const xb_options *o, xb_error *err);
+int cmd_decode(const xb_options *o, xb_error *err);          /* --decompress / --decrypt of --target-dir */
+int cmd_xbstream_extract(const xb_options *o, xb_error *err); /* xbstream -x */
+int cmd_xbstream_list(const xb_options *o, xb_error *err);    /* xbstream --list */
+
+/* Invoked as "xbstream": rewrite mbstream's short options that differ from
+ * ours (-p N is --parallel=N there, --password here) before parsing. Returns
+ * a new argv (argc updated) or the same one. */
+char **xbstream_argv(int *argc, char **argv);
 
 /* Install SIGINT/SIGTERM/SIGHUP handlers that request a clean stop. */
 void command_signals_init(void);

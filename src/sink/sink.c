@@ -31,8 +31,17 @@ int xb_sink_finish(xb_sink *s, xb_error *err)
 
 void xb_sink_free(xb_sink *s)
 {
-	if (s)
-		s->ops->free(s);
+	if (!s)
+		return;
+	if (__atomic_fetch_sub(&s->extra_refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	s->ops->free(s);
+}
+
+xb_sink *xb_sink_ref(xb_sink *s)
+{
+	__atomic_fetch_add(&s->extra_refs, 1, __ATOMIC_ACQ_REL);
+	return s;
 }
 
 int xb_sink_put(xb_sink *s, const char *relpath, const void *buf, size_t len, xb_error *err)

@@ -1,10 +1,17 @@
 /*
  * sink.h - where backup files go.
  *
- * A sink receives the files of a backup. Today there is one driver, a local
- * directory (sink_dir.c); streams (xbstream, tar), compression, encryption
- * and remote upload plug in later behind the same small vtable, so copy code
- * never knows where its bytes end up. Files are written sequentially (append
+ * A sink receives the files of a backup. Drivers come in two kinds behind
+ * the same small vtable, so copy code never knows where its bytes end up:
+ *   containers put files somewhere: a local directory (sink_dir.c), an
+ *     xbstream or tar stream on a descriptor (sink_xbstream.c, sink_tar.c),
+ *     a remote host over sftp/scp (sink_remote.c);
+ *   filters transform each file and pass it to an inner sink they own:
+ *     zstd compression and decompression (sink_zstd.c), AES-256-GCM
+ *     encryption and decryption (sink_crypt.c). A filter renames the files it
+ *     encodes (x.ibd -> x.ibd.zst) and its decoder renames them back.
+ * Any chain works: data -> compress -> encrypt -> container at backup time,
+ * and stream reader -> decrypt -> decompress -> directory at extraction. Files are written sequentially (append
  * only), which every stream format can carry. Files are created in a
  * temporary name and appear under their final name only when closed without
  * error, so an interrupted backup never shows a complete-looking file.
@@ -37,11 +44,26 @@ struct xb_sink {
 	const xb_sink_ops *ops; /* driver functions */
 	const char *name;       /* for logs: the target path or URL */
 	uint64_t bytes_written; /* total bytes accepted (updated atomically) */
+	int extra_refs;         /* owners beyond the first (xb_sink_ref); free() runs when none is left */
 };
 
-/* Open a local directory sink. The directory must be empty or absent
- * (it is created, parents included). */
+/* Open a local directory sink; the directory is created (parents included)
+ * when absent. The caller checks emptiness when it matters. */
 xb_sink *xb_sink_dir_open(const char *dir, xb_error *err);
+
+/* The same with flags:
+ *   XB_SINK_DIR_NOREPLACE  a file that already exists under its final name is
+ *                          an error (XB_E_TARGET), never overwritten;
+ *   XB_SINK_DIR_UNTRUSTED  relpaths come from untrusted input (a stream):
+ *                          absolute paths, empty, "." and ".." components are
+ *                          refused (XB_E_STREAM_CORRUPT), and no symbolic
+ *                          link is followed below the directory itself. */
+enum { XB_SINK_DIR_NOREPLACE = 1, XB_SINK_DIR_UNTRUSTED = 2 };
+xb_sink *xb_sink_dir_open_ex(const char *dir, unsigned flags, xb_error *err);
+
+/* A second owner for a sink (two filter chains over one container): each
+ * owner calls xb_sink_free(); the driver is released by the last one. */
+xb_sink *xb_sink_ref(xb_sink *s);
 
 /* Convenience wrappers over the vtable. */
 xb_sink_file *xb_sink_open(xb_sink *s, const char *relpath, xb_error *err);

@@ -30,6 +30,7 @@
 typedef struct dir_sink {
 	xb_sink base;          /* must be first */
 	char *dir;             /* target directory */
+	unsigned flags;        /* XB_SINK_DIR_* */
 	pthread_mutex_t mu;    /* protects the list of files to sync */
 	char **done;           /* files closed since the last finish(), to fsync */
 	size_t ndone, capdone; /* count and capacity of done */
@@ -192,11 +193,16 @@ static int dir_close(xb_sink_file *file, xb_error *err)
 		free(f);
 		return XB_E_IO_WRITE;
 	}
-	if (rename(f->tmp, f->path)) {
-		xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", f->tmp, strerror(errno));
+	bool noreplace = ((dir_sink *)f->sink)->flags & XB_SINK_DIR_NOREPLACE;
+	if (noreplace ? renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->path, RENAME_NOREPLACE) : rename(f->tmp, f->path)) {
+		if (errno == EEXIST)
+			xb_err_set(err, XB_E_TARGET, "%s already exists; it is not overwritten", f->path),
+				xb_err_hint(err, "extract or decode into an empty directory, or remove the file first");
+		else
+			xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", f->tmp, strerror(errno));
 		unlink(f->tmp);
 		free(f);
-		return XB_E_IO_WRITE;
+		return err ? err->code : XB_E_IO_WRITE;
 	}
 	if (remember((dir_sink *)f->sink, f->path)) {
 		free(f);
@@ -275,6 +281,11 @@ static const xb_sink_ops dir_ops = {
 
 xb_sink *xb_sink_dir_open(const char *dir, xb_error *err)
 {
+	return xb_sink_dir_open_ex(dir, 0, err);
+}
+
+xb_sink *xb_sink_dir_open_ex(const char *dir, unsigned flags, xb_error *err)
+{
 	struct stat st;
 	if (stat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode)) {
@@ -303,6 +314,7 @@ xb_sink *xb_sink_dir_open(const char *dir, xb_error *err)
 	while (l > 1 && ds->dir[l - 1] == '/')
 		ds->dir[--l] = '\0';
 	pthread_mutex_init(&ds->mu, NULL);
+	ds->flags = flags;
 	ds->base.ops = &dir_ops;
 	ds->base.name = ds->dir;
 	return &ds->base;
