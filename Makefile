@@ -35,7 +35,7 @@ DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client lib
 
 .PHONY: all deps check check-unit check-fuzz check-asan check-asan-integration check-lint check-integration demo install clean man
 
-all: $(BUILD)/xtrabackup $(BUILD)/xtrabackup.1
+all: $(BUILD)/xtrabackup $(BUILD)/xbstream $(BUILD)/xtrabackup.1
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -57,6 +57,10 @@ $(BUILD)/libxb.a: $(LIB_OBJ)
 
 $(BUILD)/xtrabackup: $(BUILD)/src/main.o $(BUILD)/libxb.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(LDFLAGS)
+
+# The same program invoked as xbstream is the stream extractor (mbstream's options).
+$(BUILD)/xbstream: $(BUILD)/xtrabackup
+	ln -sf xtrabackup $@
 
 $(BUILD)/xtrabackup.1: $(BUILD)/xtrabackup
 	$(BUILD)/xtrabackup --man > $@
@@ -121,6 +125,7 @@ demo: deps
 
 install: all
 	install -D -m 0755 $(BUILD)/xtrabackup $(DESTDIR)$(PREFIX)/bin/xtrabackup
+	ln -sf xtrabackup $(DESTDIR)$(PREFIX)/bin/xbstream
 	install -D -m 0644 $(BUILD)/xtrabackup.1 $(DESTDIR)$(PREFIX)/share/man/man1/xtrabackup.1
 
 clean:
