@@ -6,6 +6,7 @@
  */
 #include "info/checkpoints.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,9 +14,37 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A backup taken with --compress or --encrypt must be decoded before it is
+ * used: its top directory then holds ib_logfile0.zst, *.xbcrypt and so on. */
+static int check_decoded(const char *dir, xb_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	bool zst = false, enc = false;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		enc |= n > 8 && !strcmp(e->d_name + n - 8, ".xbcrypt");
+		zst |= n > 4 && !strcmp(e->d_name + n - 4, ".zst");
+	}
+	closedir(d);
+	if (enc)
+		return xb_err_set(err, XB_E_MISSING_FILE, "%s holds encrypted files (*.xbcrypt): decrypt it first", dir),
+		       xb_err_hint(err, "xtrabackup --decrypt=AES256 --encrypt-key-file=FILE%s --target-dir=%s --remove-original",
+				   zst ? " --decompress" : "", dir);
+	if (zst)
+		return xb_err_set(err, XB_E_MISSING_FILE, "%s holds compressed files (*.zst): decompress it first", dir),
+		       xb_err_hint(err, "xtrabackup --decompress --target-dir=%s --remove-original", dir);
+	return 0;
+}
+
 int xb_checkpoints_read(const char *dir, xb_checkpoints *c, xb_error *err)
 {
 	char path[4096];
+	int rc = check_decoded(dir, err);
+	if (rc)
+		return rc;
 	snprintf(path, sizeof path, "%s/%s", dir, XB_CHECKPOINTS_FILE);
 	FILE *f = fopen(path, "r");
 	if (!f) {
