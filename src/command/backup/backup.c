@@ -128,28 +128,6 @@ static int read_layout(backup_ctx *c, xb_error *err)
 	return 0;
 }
 
-/* ---- target ------------------------------------------------------------ */
-
-static int check_target(const char *dir, xb_error *err)
-{
-	DIR *d = opendir(dir);
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
-		return xb_err_set(err, XB_E_TARGET, "cannot open target directory %s: %s", dir, strerror(errno));
-	}
-	struct dirent *e;
-	int n = 0;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	if (n)
-		return xb_err_set(err, XB_E_TARGET, "target directory %s is not empty", dir),
-		       xb_err_hint(err, "give each backup a new directory, e.g. --target-dir=/backups/$(date +%%F_%%H-%%M-%%S)");
-	return 0;
-}
-
 /* ---- copying ----------------------------------------------------------- */
 
 static xb_throttle *throttle;
@@ -558,12 +536,8 @@ static double mono_seconds(void)
 static int run(backup_ctx *c, xb_error *err)
 {
 	const xb_options *o = c->o;
-	const char *target = xb_opt_str(o, XB_OPT_TARGET_DIR);
 	int rc;
-	if (!target)
-		return xb_err_set(err, XB_E_USAGE, "--backup needs --target-dir"),
-		       xb_err_hint(err, "e.g. xtrabackup --backup --target-dir=/backups/$(date +%%F)");
-	if ((rc = check_target(target, err)))
+	if ((rc = target_check(o, err)))
 		return rc;
 	if ((rc = xb_server_connect(&c->srv, o, err)))
 		return rc;
@@ -572,8 +546,8 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if ((rc = xb_server_check_privileges(&c->srv, c->lay.log_bin, xb_opt_bool(o, XB_OPT_SLAVE_INFO), err)))
 		return rc;
-	if (!(c->sink = xb_sink_dir_open(target, err)))
-		return err ? err->code : XB_E_TARGET;
+	if ((rc = target_open(c, err)))
+		return rc;
 	if (xb_opt_bool(o, XB_OPT_NO_LOCK))
 		xb_warn("--no-lock: no BACKUP STAGE locks: DDL and writes to non-InnoDB tables during the backup "
 			"are not protected, and xtrabackup_binlog_info may not match the data");
@@ -651,9 +625,9 @@ static int run(backup_ctx *c, xb_error *err)
 	/* 6. metadata, completion marker last */
 	c->end_time = time(NULL);
 	if ((rc = meta_write_binlog_info(c, err)) || (rc = meta_write_backup_cnf(c, err)) ||
-	    (rc = meta_write_info(c, err)) || (rc = xb_sink_finish(c->sink, err)))
+	    (rc = meta_write_info(c, err)) || (rc = target_finish(c, err)))
 		return rc;
-	if ((rc = meta_write_checkpoints(c, err)) || (rc = xb_sink_finish(c->sink, err)))
+	if ((rc = meta_write_checkpoints(c, err)) || (rc = target_finish(c, err)))
 		return rc;
 	return 0;
 }
@@ -679,8 +653,7 @@ int cmd_backup(const xb_options *o, xb_error *err)
 	safe_slave_restart(c);
 	xb_server_close(&c->srv); /* closing the connection also ends a BACKUP STAGE */
 	xb_server_close(&c->srv_log);
-	if (c->sink)
-		xb_sink_free(c->sink);
+	target_close(c);
 	if (throttle)
 		xb_throttle_free(throttle);
 	throttle = NULL;

@@ -77,7 +77,8 @@ typedef struct backup_ctx {
 	xb_server srv;                 /* connection */
 	xb_server srv_log;             /* second connection, for the redo follower thread only */
 	server_layout lay;             /* where the server keeps things */
-	xb_sink *sink;                 /* the backup target */
+	xb_sink *sink;                 /* where data files and the redo copy go (compressed, encrypted as asked) */
+	xb_sink *meta_sink;            /* where metadata files go: like sink, never compressed */
 	bfile_list files;              /* files found by the scan */
 	struct redo_follower *rf;      /* redo follower */
 	uint64_t start_checkpoint;     /* checkpoint LSN the redo copy starts at */
@@ -107,6 +108,13 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 /* ddl.c */
 int ddl_reconcile(backup_ctx *c, xb_error *err);
 void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, const char *new_name, uint64_t lsn);
+
+/* target.c: check the target options (before connecting), build the sink
+ * chains into c->sink and c->meta_sink, finish them, free them */
+int target_check(const xb_options *o, xb_error *err);
+int target_open(backup_ctx *c, xb_error *err);
+int target_finish(backup_ctx *c, xb_error *err);
+void target_close(backup_ctx *c);
 
 /* bufpool.c: ask the server for a buffer-pool dump and store it (warnings only, unless the sink fails) */
 int bufpool_dump(backup_ctx *c, xb_error *err);

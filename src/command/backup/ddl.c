@@ -87,7 +87,7 @@ int ddl_reconcile(backup_ctx *c, xb_error *err)
 		with_ext(del, sizeof del, f->rel, ".del");
 		xb_info("Tablespace %u at %s was dropped, renamed or rebuilt during the backup: writing %s",
 			f->space_id, f->rel, del);
-		rc = xb_sink_put(c->sink, del, "", 0, err);
+		rc = xb_sink_put(c->meta_sink, del, "", 0, err);
 		dels++;
 	}
 	/* tablespaces not copied at their current path */

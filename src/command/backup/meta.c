@@ -44,9 +44,29 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
 	}
 }
 
+static int extra_lsndir_put(backup_ctx *c, const char *name, const strbuf *b, xb_error *err)
+{
+	const char *dir = xb_opt_str(c->o, XB_OPT_EXTRA_LSNDIR);
+	if (!dir)
+		return 0;
+	xb_sink *s = xb_sink_dir_open(dir, err);
+	if (!s)
+		return err ? err->code : XB_E_TARGET;
+	/* the extra directory may hold an older copy: replace it */
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	remove(path);
+	int rc = xb_sink_put(s, name, b->s ? b->s : "", b->n, err);
+	xb_sink_free(s);
+	return rc;
+}
+
+/* Write a metadata file into the backup, and its plain copy into --extra-lsndir. */
 static int put(backup_ctx *c, const char *name, strbuf *b, xb_error *err)
 {
-	int rc = xb_sink_put(c->sink, name, b->s ? b->s : "", b->n, err);
+	int rc = extra_lsndir_put(c, name, b, err);
+	if (!rc)
+		rc = xb_sink_put(c->meta_sink, name, b->s ? b->s : "", b->n, err);
 	free(b->s);
 	return rc;
 }
@@ -209,37 +229,17 @@ static int info_text(backup_ctx *c, strbuf *b)
 	sb_printf(b, "innodb_to_lsn = %llu\n", (unsigned long long)c->to_lsn);
 	sb_printf(b, "partial = N\n");
 	sb_printf(b, "incremental = N\n");
-	sb_printf(b, "format = file\n");
-	sb_printf(b, "compressed = N\n");
+	const char *stream = xb_opt_str(c->o, XB_OPT_STREAM);
+	sb_printf(b, "format = %s\n", stream ? stream : "file");
+	sb_printf(b, "compressed = %s\n", xb_opt_isset(c->o, XB_OPT_COMPRESS) ? "compressed" : "N");
+	sb_printf(b, "encrypted = %s\n", xb_opt_isset(c->o, XB_OPT_ENCRYPT) ? "Y" : "N");
 	return 0;
-}
-
-static int extra_lsndir_put(backup_ctx *c, const char *name, const strbuf *b, xb_error *err)
-{
-	const char *dir = xb_opt_str(c->o, XB_OPT_EXTRA_LSNDIR);
-	if (!dir)
-		return 0;
-	xb_sink *s = xb_sink_dir_open(dir, err);
-	if (!s)
-		return err ? err->code : XB_E_TARGET;
-	/* the extra directory may hold an older copy: replace it */
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	remove(path);
-	int rc = xb_sink_put(s, name, b->s ? b->s : "", b->n, err);
-	xb_sink_free(s);
-	return rc;
 }
 
 int meta_write_info(backup_ctx *c, xb_error *err)
 {
 	strbuf b = {0};
 	info_text(c, &b);
-	int rc = extra_lsndir_put(c, "xtrabackup_info", &b, err);
-	if (rc) {
-		free(b.s);
-		return rc;
-	}
 	return put(c, "xtrabackup_info", &b, err);
 }
 
@@ -248,10 +248,5 @@ int meta_write_checkpoints(backup_ctx *c, xb_error *err)
 	strbuf b = {0};
 	sb_printf(&b, "backup_type = full-backuped\nfrom_lsn = 0\nto_lsn = %llu\nlast_lsn = %llu\nrecover_binlog_info = 0\n",
 		  (unsigned long long)c->to_lsn, (unsigned long long)c->last_lsn);
-	int rc = extra_lsndir_put(c, "xtrabackup_checkpoints", &b, err);
-	if (rc) {
-		free(b.s);
-		return rc;
-	}
 	return put(c, "xtrabackup_checkpoints", &b, err);
 }

@@ -1,0 +1,166 @@
+/*
+ * target.c - where a backup goes: the chain of sinks built from the options.
+ *
+ * One container receives every file: a local directory (--target-dir=DIR),
+ * a remote one (--target-dir=sftp://... or scp://...), or a stream on
+ * stdout (--stream=xbstream or tar). Two filter chains lead into it:
+ *   data files and the redo copy:  zstd (--compress) -> AES-GCM (--encrypt)
+ *   metadata files:                                    AES-GCM (--encrypt)
+ * Metadata (xtrabackup_checkpoints, xtrabackup_info, backup-my.cnf, ...) is
+ * never compressed, as with mariabackup, so tools read it without a
+ * decompressor; with --encrypt it is encrypted like everything else, and
+ * --extra-lsndir keeps a plain copy of it.
+ */
+#include "backup_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "sink/sink_crypt.h"
+#include "sink/sink_remote.h"
+#include "sink/sink_tar.h"
+#include "sink/sink_xbstream.h"
+#include "sink/sink_zstd.h"
+
+static int check_empty_dir(const char *dir, xb_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		return xb_err_set(err, XB_E_TARGET, "cannot open target directory %s: %s", dir, strerror(errno));
+	}
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	if (n)
+		return xb_err_set(err, XB_E_TARGET, "target directory %s is not empty", dir),
+		       xb_err_hint(err, "give each backup a new directory, e.g. --target-dir=/backups/$(date +%%F_%%H-%%M-%%S)");
+	return 0;
+}
+
+/* Options that must be right before the server is even contacted. */
+int target_check(const xb_options *o, xb_error *err)
+{
+	const char *stream = xb_opt_str(o, XB_OPT_STREAM);
+	const char *target = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	if (stream) {
+		if (strcmp(stream, "xbstream") && strcmp(stream, "tar"))
+			return xb_err_set(err, XB_E_USAGE, "unsupported --stream=%s: use xbstream or tar", stream);
+		if (isatty(STDOUT_FILENO))
+			return xb_err_set(err, XB_E_USAGE, "--stream=%s writes the backup to stdout, which is a terminal",
+					  stream),
+			       xb_err_hint(err, "redirect it: > backup.xbs, or | ssh host 'xbstream -x -C /backups/x'");
+		if (target && xb_sink_remote_url(target))
+			return xb_err_set(err, XB_E_USAGE, "--stream and a remote --target-dir (%s) exclude each other",
+					  target),
+			       xb_err_hint(err, "use one: --target-dir=sftp://... uploads the files themselves");
+	} else if (!target) {
+		return xb_err_set(err, XB_E_USAGE, "--backup needs --target-dir (or --stream)"),
+		       xb_err_hint(err, "e.g. xtrabackup --backup --target-dir=/backups/$(date +%%F)");
+	} else if (strstr(target, "://") && !xb_sink_remote_url(target)) {
+		return xb_err_set(err, XB_E_USAGE, "unsupported --target-dir %s: remote targets are sftp:// and scp://",
+				  target);
+	} else if (!xb_sink_remote_url(target)) {
+		int rc = check_empty_dir(target, err);
+		if (rc)
+			return rc;
+	}
+	if (xb_opt_isset(o, XB_OPT_COMPRESS)) {
+		const char *algo = xb_opt_str(o, XB_OPT_COMPRESS);
+		if (*algo && strcasecmp(algo, "zstd"))
+			return xb_err_set(err, XB_E_USAGE, "unsupported --compress=%s: the algorithm is zstd", algo),
+			       xb_err_hint(err, "quicklz (mariabackup's .qp) is not written; use --compress or --compress=zstd");
+		long long lv = xb_opt_int(o, XB_OPT_COMPRESS_LEVEL), th = xb_opt_int(o, XB_OPT_COMPRESS_THREADS);
+		if (lv < 1 || lv > 19)
+			return xb_err_set(err, XB_E_USAGE, "invalid --compress-level=%lld: use 1 to 19", lv);
+		if (th < 1 || th > 64)
+			return xb_err_set(err, XB_E_USAGE, "invalid --compress-threads=%lld: use 1 to 64", th);
+	}
+	if (xb_opt_isset(o, XB_OPT_DECOMPRESS) || xb_opt_isset(o, XB_OPT_DECRYPT))
+		return xb_err_set(err, XB_E_USAGE, "--decompress and --decrypt work on a backup, not with --backup");
+	return 0;
+}
+
+static xb_sink *encrypting(xb_sink *inner, const uint8_t *key, xb_error *err)
+{
+	if (!inner || !key)
+		return inner;
+	xb_sink *s = xb_sink_encrypt_open(inner, key, err);
+	if (!s)
+		xb_sink_free(inner);
+	return s;
+}
+
+int target_open(backup_ctx *c, xb_error *err)
+{
+	const xb_options *o = c->o;
+	const char *stream = xb_opt_str(o, XB_OPT_STREAM);
+	const char *target = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	uint8_t keybuf[XB_CRYPT_KEY_LEN];
+	const uint8_t *key = NULL;
+	int rc;
+	if (xb_opt_isset(o, XB_OPT_ENCRYPT)) {
+		if ((rc = xb_crypt_key_load(o, keybuf, err)))
+			return rc;
+		key = keybuf;
+	}
+	xb_sink *box;
+	if (stream && !strcmp(stream, "xbstream")) {
+		box = xb_sink_xbstream_open(STDOUT_FILENO, err);
+	} else if (stream) {
+		const char *tmp = xb_opt_str(o, XB_OPT_TMPDIR);
+		if (!tmp)
+			tmp = getenv("TMPDIR");
+		box = xb_sink_tar_open(STDOUT_FILENO, tmp ? tmp : "/tmp", err);
+	} else if (xb_sink_remote_url(target)) {
+		box = xb_sink_remote_open(target, o, err);
+	} else {
+		box = xb_sink_dir_open(target, err);
+	}
+	if (!box) {
+		memset(keybuf, 0, sizeof keybuf);
+		return err && err->code ? err->code : XB_E_TARGET;
+	}
+	if (stream)
+		xb_info("Streaming the backup to stdout as %s%s%s", stream,
+			xb_opt_isset(o, XB_OPT_COMPRESS) ? ", compressed (zstd)" : "", key ? ", encrypted (AES-256-GCM)" : "");
+	c->meta_sink = encrypting(xb_sink_ref(box), key, err);
+	c->sink = encrypting(box, key, err);
+	if (c->sink && xb_opt_isset(o, XB_OPT_COMPRESS)) {
+		xb_sink *z = xb_sink_zstd_open(c->sink, (int)xb_opt_int(o, XB_OPT_COMPRESS_LEVEL),
+					       (int)xb_opt_int(o, XB_OPT_COMPRESS_THREADS),
+					       (size_t)xb_opt_size(o, XB_OPT_COMPRESS_CHUNK_SIZE), err);
+		if (!z)
+			xb_sink_free(c->sink);
+		c->sink = z;
+	}
+	memset(keybuf, 0, sizeof keybuf);
+	if (!c->sink || !c->meta_sink)
+		return err && err->code ? err->code : XB_E_INTERNAL;
+	return 0;
+}
+
+int target_finish(backup_ctx *c, xb_error *err)
+{
+	int rc = xb_sink_finish(c->sink, err);
+	if (!rc)
+		rc = xb_sink_finish(c->meta_sink, err);
+	return rc;
+}
+
+void target_close(backup_ctx *c)
+{
+	xb_sink_free(c->sink);
+	xb_sink_free(c->meta_sink);
+	c->sink = c->meta_sink = NULL;
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# stream_roundtrip.sh - every combination of container (xbstream on stdout, tar on
+# stdout, a directory) x --compress x --encrypt, taken while a transfer workload
+# runs, comes back whole:
+#   backup -> extract (xbstream -x, decoding on the fly with --decompress/--decrypt;
+#   GNU tar -x) -> --decrypt/--decompress --remove-original -> --prepare -> restore
+#   -> the restored server passes the bank invariant (constant total, every account
+#   equal to its ledger) and the static tables (InnoDB, MyISAM, Aria) have the
+#   source's CHECKSUM TABLE.
+# Along the way: compressed files are named .zst and the zstd CLI tests them;
+# encrypted files are named .xbcrypt and hold no plaintext; metadata is never
+# compressed; --extra-lsndir keeps a plain xtrabackup_checkpoints equal to the one
+# in the stream; stdout carries nothing but the stream (the extractor parses all of
+# it); --prepare on a backup still encoded refuses with the command to run.
+# Our tool only (mariabackup has no zstd or authenticated encryption).
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
+. "$(dirname "$0")/../inc/common.sh"
+
+[[ $XB_KIND == xtrabackup ]] || skip "streams compressed and encrypted with our formats"
+XBSTREAM=$(dirname "$XB")/xbstream
+[[ -x $XBSTREAM ]] || fail "no xbstream next to $XB"
+command -v zstd >/dev/null || fail "the zstd CLI is missing (make deps installs it)"
+
+ACCOUNTS=2000
+server_start src
+build_xb_load || fail "cannot build xb_load"
+xb_load src --accounts=$ACCOUNTS setup || fail "xb_load setup failed"
+sql src "CREATE DATABASE s; USE s;
+         CREATE TABLE s.i (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=InnoDB;
+         INSERT INTO s.i SELECT seq, CONCAT('plaintext-marker-', seq) FROM seq_1_to_30000;
+         CREATE TABLE s.m (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=MyISAM;
+         INSERT INTO s.m SELECT seq, MD5(seq) FROM seq_1_to_3000;
+         CREATE TABLE s.a (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=Aria;
+         INSERT INTO s.a SELECT seq, SHA1(seq) FROM seq_1_to_3000" || fail "creating the static tables failed"
+static_sums() { sql "$1" "CHECKSUM TABLE s.i, s.m, s.a EXTENDED"; }
+src_static=$(static_sums src)
+
+STOP=$T/load.stop
+xb_load src --accounts=$ACCOUNTS --threads=2 --seconds=600 --stop-file="$STOP" transfer > "$T/load.out" 2>&1 &
+LOAD_PID=$!
+bg_track "$LOAD_PID"
+sleep 1
+kill -0 "$LOAD_PID" 2>/dev/null || { cat "$T/load.out"; fail "xb_load transfer died"; }
+
+(umask 077; openssl rand -hex 32 > "$T/key")
+KEY=$T/key
+
+# encoded FILE_SUFFIX DIR - how many files under DIR end in FILE_SUFFIX
+encoded() { find "$2" -type f -name "*$1" | wc -l; }
+
+n=0
+for container in xbstream tar dir; do
+  for comp in 0 1; do
+    for enc in 0 1; do
+      n=$((n + 1))
+      what="$container compress=$comp encrypt=$enc"
+      log "=== $what"
+      opts=()
+      [[ $comp == 1 ]] && opts+=(--compress --compress-threads=2)
+      [[ $enc == 1 ]] && opts+=(--encrypt=AES256 --encrypt-key-file="$KEY")
+      out=$T/r$n
+      mkdir -p "$out"
+      raw=$out/raw     # what arrived, still encoded
+      case $container in
+        xbstream|tar)
+          XB_RUN=$((XB_RUN + 1)); XB_ERR=$T/xb.$XB_RUN.err
+          log "run: $(basename "$XB") --backup --stream=$container ${opts[*]} --extra-lsndir=$out/lsn > $out/backup.$container"
+          "$XB" --defaults-file="$src_CNF" --backup --stream=$container "${opts[@]}" --extra-lsndir="$out/lsn" \
+              > "$out/backup.$container" 2> "$XB_ERR" < /dev/null
+          XB_RC=$?
+          assert_ok "$XB_RC" "$XB_ERR" "$what: backup"
+          mkdir -p "$raw"
+          if [[ $container == tar ]]; then
+              tar -xf "$out/backup.tar" -C "$raw" || fail "$what: GNU tar cannot extract our stream"
+          else
+              "$XBSTREAM" -x -C "$raw" < "$out/backup.xbstream" 2> "$out/x.err" \
+                  || { cat "$out/x.err"; fail "$what: xbstream -x failed"; }
+          fi
+          assert_file "$out/lsn/xtrabackup_checkpoints"
+          ;;
+        dir)
+          xb_backup src "$raw" "${opts[@]}"
+          assert_ok "$XB_RC" "$XB_ERR" "$what: backup"
+          ;;
+      esac
+      # what the raw backup looks like
+      if [[ $comp == 1 ]]; then
+          z=$(find "$raw" -name 'ibdata1.zst*' | head -n 1)
+          [[ -n $z ]] || fail "$what: no ibdata1.zst in the backup"
+          [[ -e $raw/ib_logfile0.zst || -e $raw/ib_logfile0.zst.xbcrypt ]] || fail "$what: the redo copy is not compressed"
+          if [[ $enc == 0 ]]; then
+              zstd -q -t "$raw/ibdata1.zst" || fail "$what: zstd -t rejects ibdata1.zst"
+          fi
+          [[ $(encoded .zst "$raw") -gt 0 || $(encoded .zst.xbcrypt "$raw") -gt 0 ]] || fail "$what: no .zst files"
+          ls "$raw" | grep -q '^xtrabackup_checkpoints\(\.xbcrypt\)\?$' || fail "$what: metadata was compressed"
+      else
+          [[ $(encoded .zst "$raw") -eq 0 ]] || fail "$what: .zst files without --compress"
+      fi
+      if [[ $enc == 1 ]]; then
+          assert_file "$raw/xtrabackup_checkpoints.xbcrypt"
+          [[ -e $raw/xtrabackup_checkpoints ]] && fail "$what: a plain xtrabackup_checkpoints in an encrypted backup"
+          if grep -rqa 'plaintext-marker-' "$raw"; then fail "$what: plaintext found in the encrypted backup"; fi
+          [[ $(find "$raw" -type f ! -name '*.xbcrypt' | wc -l) -eq 0 ]] || fail "$what: files left unencrypted"
+      fi
+      # a backup still encoded is refused by --prepare with the command to run
+      if [[ $comp == 1 || $enc == 1 ]]; then
+          prep_run "$XB" "$raw"
+          assert_eq "$(error_code_of MISSING_FILE)" "$PREP_RC" "$what: prepare of an encoded backup: exit code"
+          if [[ $enc == 1 ]]; then
+              assert_contains "$PREP_ERR" "holds encrypted files \(\*\.xbcrypt\): decrypt it first" "$what: prepare message"
+          else
+              assert_contains "$PREP_ERR" "holds compressed files \(\*\.zst\): decompress it first" "$what: prepare message"
+          fi
+      fi
+      # decode: while extracting (xbstream) or in place (tar, dir)
+      dec=()
+      [[ $comp == 1 ]] && dec+=(--decompress)
+      [[ $enc == 1 ]] && dec+=(--decrypt=AES256 --encrypt-key-file="$KEY")
+      if [[ ${#dec[@]} -gt 0 ]]; then
+          if [[ $container == xbstream ]]; then
+              rm -rf "$raw"; mkdir -p "$raw"
+              "$XBSTREAM" -x -C "$raw" --parallel=2 "${dec[@]}" < "$out/backup.xbstream" 2> "$out/x2.err" \
+                  || { cat "$out/x2.err"; fail "$what: xbstream -x ${dec[*]} failed"; }
+          else
+              xb_run "${dec[@]}" --target-dir="$raw" --parallel=2 --remove-original
+              assert_ok "$XB_RC" "$XB_ERR" "$what: ${dec[*]}"
+          fi
+          [[ $(encoded .zst "$raw") -eq 0 && $(encoded .xbcrypt "$raw") -eq 0 ]] \
+              || fail "$what: encoded files left after decoding: $(find "$raw" -name '*.zst' -o -name '*.xbcrypt' | head -3)"
+      fi
+      if [[ $container != dir ]]; then
+          assert_eq "$(checkpoints_value "$out/lsn" to_lsn)" "$(checkpoints_value "$raw" to_lsn)" \
+              "$what: --extra-lsndir to_lsn"
+      fi
+      assert_eq "$(checkpoints_value "$raw" backup_type)" "full-backuped" "$what: backup_type"
+      prep_run "$XB" "$raw"
+      assert_ok "$PREP_RC" "$PREP_ERR" "$what: prepare"
+      restore_prepared "$raw" "dst$n"
+      xb_load "dst$n" --accounts=$ACCOUNTS check > "$out/check.out" 2>&1 \
+          || { cat "$out/check.out"; fail "$what: restored server fails the bank check"; }
+      assert_eq "$src_static" "$(static_sums "dst$n")" "$what: static tables"
+      log "case ok: $what: $(cat "$out/check.out")"
+      server_stop "dst$n"
+      rm -rf "$out" "$T/dst$n"
+    done
+  done
+done
+
+touch "$STOP"
+wait "$LOAD_PID" || fail "xb_load transfer failed: $(cat "$T/load.out")"
+log "all $n combinations restored"
