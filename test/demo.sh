@@ -66,4 +66,22 @@ say "Checking the restored server: total balance constant, every transfer whole"
 xb_load dst --accounts=$ACCOUNTS check || fail "the restored data is inconsistent"
 assert_eq "$(sql src "CHECKSUM TABLE bank.filler EXTENDED" | cut -f2)" \
           "$(sql dst "CHECKSUM TABLE bank.filler EXTENDED" | cut -f2)" "bank.filler checksum"
+say "Streaming a compressed, encrypted backup through a pipe (as to another host over ssh):"
+echo "  $XB --backup --stream=xbstream --compress --compress-threads=2 --encrypt=AES256 --encrypt-key-file=KEY \\"
+echo "    | xbstream -x --decompress --decrypt=AES256 --encrypt-key-file=KEY -C $T/streamed"
+(umask 077; openssl rand -hex 32 > "$T/key")
+mkdir -p "$T/streamed"
+"$XB" --defaults-file="$(cnf_of src)" --backup --stream=xbstream --compress --compress-threads=2 \
+      --encrypt=AES256 --encrypt-key-file="$T/key" 2> "$T/stream.log" \
+    | tee >(wc -c > "$T/stream.bytes") \
+    | "$(dirname "$XB")/xbstream" -x --parallel=2 --decompress --decrypt=AES256 --encrypt-key-file="$T/key" \
+      -C "$T/streamed" 2> "$T/extract.log"
+rcs=("${PIPESTATUS[@]}")
+[ "${rcs[0]}" -eq 0 ] && [ "${rcs[2]}" -eq 0 ] || fail "streaming failed (backup exit ${rcs[0]}, extract exit ${rcs[2]})"
+sleep 0.2
+echo "stream: $(cat "$T/stream.bytes") bytes for $(du -sb "$T/streamed" | cut -f1) bytes of backup; last lines:"
+tail -n 1 "$T/stream.log"; tail -n 2 "$T/extract.log"
+prep_run "$XB" "$T/streamed"
+assert_ok "$PREP_RC" "$PREP_ERR" "prepare of the streamed backup"
+echo "the streamed backup is prepared: $(tail -n 1 "$PREP_ERR")"
 say "Demo finished: the hot backup restored to a consistent server."
