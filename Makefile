@@ -81,7 +81,7 @@ check-asan:
 
 # The program itself under ASan/UBSan, driven by the integration scenarios that
 # exercise the most code (threads, redo under load, DDL, signals).
-ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors restore_warm restore_errors
+ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors restore_warm restore_errors stream_xbstream stream_remote
 check-asan-integration:
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" build-asan/xtrabackup
@@ -90,19 +90,32 @@ check-asan-integration:
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  test/integration/run.sh $(ASAN_SCENARIOS)
 
-# libFuzzer on the redo parser, collector and page applier, built with clang
-# (ASan + UBSan), run briefly from the seed corpus of real mini-transactions.
+# libFuzzer, built with clang (ASan + UBSan), run briefly from seed corpora: the
+# redo parser, collector and page applier (real mini-transactions; two thirds of
+# FUZZ_SECONDS), and the xbstream reader, path policy and extraction engine (small
+# streams of every chunk type; the rest). Logs: build-fuzz/<target>.log.
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 check-fuzz:
 	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" build-fuzz/libxb.a
-	@clang $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o build-fuzz/redo_fuzz test/fuzz/redo_fuzz.c \
-	  build-fuzz/libxb.a $(LDLIBS)
-	@mkdir -p build-fuzz/corpus && cp -n test/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null; \
-	if UBSAN_OPTIONS=print_stacktrace=1 build-fuzz/redo_fuzz -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-	     -print_final_stats=1 build-fuzz/corpus > build-fuzz/fuzz.log 2>&1; then \
-	  grep -E 'stat::number_of_executed_units|cov:' build-fuzz/fuzz.log | tail -2; echo "fuzz: 1 passed, 0 failed"; \
-	else tail -40 build-fuzz/fuzz.log; echo "fuzz: 0 passed, 1 failed"; exit 1; fi
+	@for t in redo_fuzz xbstream_fuzz; do \
+	  clang $(CPPFLAGS_ALL) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o build-fuzz/$$t test/fuzz/$$t.c \
+	    build-fuzz/libxb.a $(LDLIBS) || exit 1; done
+	@mkdir -p build-fuzz/corpus build-fuzz/xbstream_corpus; \
+	cp -n test/fuzz/corpus/* build-fuzz/corpus/ 2>/dev/null; \
+	cp -n test/fuzz/xbstream_corpus/* build-fuzz/xbstream_corpus/ 2>/dev/null; \
+	ok=0; bad=0; \
+	run() { t=$$1; secs=$$2; shift 2; \
+	  if UBSAN_OPTIONS=print_stacktrace=1 build-fuzz/$$t -max_total_time=$$secs -rss_limit_mb=2048 \
+	       -print_final_stats=1 "$$@" > build-fuzz/$$t.log 2>&1; then \
+	    echo "$$t: $$(grep -E 'stat::number_of_executed_units|cov:' build-fuzz/$$t.log | tail -2 | tr -s ' \n' ' ')"; \
+	    ok=$$((ok + 1)); \
+	  else tail -40 build-fuzz/$$t.log; bad=$$((bad + 1)); fi; }; \
+	redo=$$(( $(FUZZ_SECONDS) * 2 / 3 )); [ $$redo -ge 1 ] || redo=1; \
+	xbs=$$(( $(FUZZ_SECONDS) - redo )); [ $$xbs -ge 1 ] || xbs=1; \
+	run redo_fuzz $$redo build-fuzz/corpus; \
+	run xbstream_fuzz $$xbs -close_fd_mask=2 build-fuzz/xbstream_corpus; \
+	echo "fuzz: $$ok passed, $$bad failed"; [ $$bad -eq 0 ]
 
 check-lint:
 	@echo "cppcheck:"; cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \

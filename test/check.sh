@@ -22,7 +22,7 @@ stage() {
 }
 stage "unit tests" make --no-print-directory check-unit
 stage "unit tests under ASan/UBSan" make --no-print-directory check-asan
-stage "fuzzing the redo parser and applier" make --no-print-directory check-fuzz
+stage "fuzzing the redo parser and applier, and the xbstream reader" make --no-print-directory check-fuzz
 stage "cppcheck" make --no-print-directory check-lint
 stage "documentation" test/check-docs.sh
 stage "integration tests" make --no-print-directory check-integration

@@ -5,7 +5,9 @@
  * random per-file nonce, then chunks each sealed with its own tag, the last
  * one marked as last, so a tampered, reordered or truncated file is detected.
  * The decryptor does the reverse for files named *.xbcrypt and passes every
- * other file through unchanged.
+ * other file through unchanged, and never passes on a byte whose chunk did
+ * not authenticate. The byte layout is documented at the top of
+ * sink_crypt.c.
  */
 #ifndef XB_SINK_CRYPT_H
 #define XB_SINK_CRYPT_H

@@ -11,8 +11,20 @@
  * writeback of the rest. finish() then fsyncs every file and directory
  * written (quick: the data is already on its way to disk), so everything is
  * durable before the caller writes the completion marker.
+ *
+ * Untrusted names (XB_SINK_DIR_UNTRUSTED, extraction of a stream): the
+ * directory is opened once and every file is reached from it component by
+ * component with openat(O_NOFOLLOW | O_DIRECTORY), missing directories made
+ * with mkdirat(), the temporary created with O_EXCL | O_NOFOLLOW and renamed
+ * with renameat2() in the directory it was made in. So no symbolic link
+ * below the directory, planted before or during the run, is ever followed,
+ * and a name with an empty, "." or ".." component or a leading '/' is
+ * refused before anything is created. Trusted names (a backup) keep the
+ * plain path calls. sink_dir_ext.h adds seek, rename and remove for
+ * mariabackup streams.
  */
 #include "sink.h"
+#include "sink_dir_ext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +43,7 @@ typedef struct dir_sink {
 	xb_sink base;          /* must be first */
 	char *dir;             /* target directory */
 	unsigned flags;        /* XB_SINK_DIR_* */
+	int dirfd;             /* UNTRUSTED: the directory, every path is resolved from it; else -1 */
 	pthread_mutex_t mu;    /* protects the list of files to sync */
 	char **done;           /* files closed since the last finish(), to fsync */
 	size_t ndone, capdone; /* count and capacity of done */
@@ -46,7 +59,12 @@ typedef struct dir_file {
 	uint64_t flushed;       /* bytes whose writeback was started */
 	char path[PATH_MAX];    /* final path */
 	char tmp[PATH_MAX];     /* temporary path */
+	int pfd;                /* UNTRUSTED: the directory holding the file, else -1 */
+	const char *name;       /* UNTRUSTED: final name in pfd (points into path) */
+	const char *tmpname;    /* UNTRUSTED: temporary name in pfd (points into tmp) */
 } dir_file;
+
+static const xb_sink_ops dir_ops;
 
 static int mkdirs(const char *path, xb_error *err)
 {
@@ -77,6 +95,141 @@ static void stop_direct(dir_file *f)
 	f->flushed = f->written; /* what was written directly is already on its way */
 }
 
+#define WALK_ABSENT (-2) /* walk(): a directory on the way does not exist (create == false) */
+
+/* Is relpath acceptable from an untrusted source? NULL or why not. */
+static const char *unsafe(const char *relpath)
+{
+	if (!relpath[0])
+		return "it is empty";
+	if (relpath[0] == '/')
+		return "it is absolute";
+	for (const char *p = relpath;;) {
+		const char *e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+		if (n == 0)
+			return "it has an empty component";
+		if (n == 1 && p[0] == '.')
+			return "it has a \".\" component";
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return "it leaves the directory (\"..\")";
+		if (!*e)
+			return NULL;
+		p = e + 1;
+	}
+}
+
+/* The directory holding relpath, reached from root one component at a time
+ * with O_NOFOLLOW, so no symbolic link is followed; with create, missing
+ * directories are made. Returns its descriptor (the caller closes it) and
+ * sets *base to the last component; -1 with err set, or WALK_ABSENT. */
+static int walk(dir_sink *ds, int root, const char *relpath, bool create, const char **base, xb_error *err)
+{
+	const char *why = unsafe(relpath);
+	if (why) {
+		xb_err_set(err, XB_E_STREAM_CORRUPT, "unsafe path \"%s\": %s", relpath, why);
+		xb_err_hint(err, "only files below the directory %s may be written", ds->dir);
+		return -1;
+	}
+	int cur = fcntl(root, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0) {
+		xb_err_set(err, XB_E_IO_WRITE, "cannot use directory %s: %s", ds->dir, strerror(errno));
+		return -1;
+	}
+	char comp[NAME_MAX + 1];
+	const char *p = relpath, *e;
+	while ((e = strchr(p, '/'))) {
+		size_t n = (size_t)(e - p);
+		int len = (int)(e - relpath), next = -1;
+		if (n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+		} else {
+			memcpy(comp, p, n);
+			comp[n] = '\0';
+			next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (next < 0 && errno == ENOENT && create) {
+				if (mkdirat(cur, comp, 0750) && errno != EEXIST) {
+					xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s/%.*s: %s", ds->dir, len,
+						   relpath, strerror(errno));
+					close(cur);
+					return -1;
+				}
+				next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			}
+		}
+		if (next < 0) {
+			int e2 = errno;
+			struct stat st;
+			if (e2 == ENOENT && !create) {
+				close(cur);
+				return WALK_ABSENT;
+			}
+			if (n <= NAME_MAX && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+				xb_err_set(err, XB_E_STREAM_CORRUPT, "unsafe path \"%s\": %s/%.*s is a symbolic link, "
+					   "which is never followed", relpath, ds->dir, len, relpath);
+				xb_err_hint(err, "remove the link or extract into an empty directory");
+			} else if (e2 == ENOTDIR) {
+				xb_err_set(err, XB_E_TARGET, "cannot create %s/%s: %s/%.*s is not a directory", ds->dir,
+					   relpath, ds->dir, len, relpath);
+			} else {
+				xb_err_set(err, XB_E_IO_WRITE, "cannot open directory %s/%.*s: %s", ds->dir, len, relpath,
+					   strerror(e2));
+			}
+			close(cur);
+			return -1;
+		}
+		close(cur);
+		cur = next;
+		p = e + 1;
+	}
+	*base = p;
+	return cur;
+}
+
+/* The parts of dir_open() for untrusted names: from the directory's
+ * descriptor, a fresh temporary (O_EXCL: never an existing file or link). */
+static xb_sink_file *open_untrusted(dir_sink *ds, dir_file *f, const char *relpath, xb_error *err)
+{
+	const char *base;
+	f->pfd = walk(ds, ds->dirfd, relpath, true, &base, err);
+	if (f->pfd < 0) {
+		free(f);
+		return NULL;
+	}
+	int dl = snprintf(f->path, sizeof f->path, "%s/", ds->dir);
+	if (snprintf(f->path + dl, sizeof f->path - (size_t)dl, "%s", relpath) >= (int)sizeof f->path - dl ||
+	    snprintf(f->tmp, sizeof f->tmp, "%s.xbtmp", f->path) >= (int)sizeof f->tmp) {
+		xb_err_set(err, XB_E_TARGET, "path too long: %s/%s", ds->dir, relpath);
+		close(f->pfd);
+		free(f);
+		return NULL;
+	}
+	f->name = f->path + dl + (base - relpath);
+	f->tmpname = f->tmp + (f->name - f->path);
+	for (int attempt = 0;; attempt++) {
+		int fl = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+		f->fd = openat(f->pfd, f->tmpname, fl | O_DIRECT, 0640);
+		f->direct = f->fd >= 0;
+		if (f->fd < 0 && errno == EINVAL)
+			f->fd = openat(f->pfd, f->tmpname, fl, 0640);
+		if (f->fd >= 0 || errno != EEXIST || attempt)
+			break;
+		/* left by an interrupted run, or planted: unlinkat removes the name
+		 * itself (a link, never its target); then the file is made afresh */
+		if (unlinkat(f->pfd, f->tmpname, 0)) {
+			errno = EEXIST;
+			break;
+		}
+	}
+	if (f->fd < 0) {
+		xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", f->tmp, strerror(errno));
+		close(f->pfd);
+		free(f);
+		return NULL;
+	}
+	return (xb_sink_file *)f;
+}
+
 static xb_sink_file *dir_open(xb_sink *s, const char *relpath, xb_error *err)
 {
 	dir_sink *ds = (dir_sink *)s;
@@ -86,6 +239,9 @@ static xb_sink_file *dir_open(xb_sink *s, const char *relpath, xb_error *err)
 		return NULL;
 	}
 	f->sink = s;
+	f->pfd = -1;
+	if (ds->flags & XB_SINK_DIR_UNTRUSTED)
+		return open_untrusted(ds, f, relpath, err);
 	while (relpath[0] == '.' && relpath[1] == '/')
 		relpath += 2;
 	if (snprintf(f->path, sizeof f->path, "%s/%s", ds->dir, relpath) >= (int)sizeof f->path ||
@@ -154,12 +310,23 @@ static int dir_write(xb_sink_file *file, const void *buf, size_t len, xb_error *
 	return 0;
 }
 
+/* Remove the temporary and free f (abort, or a failed close). */
+static void drop(dir_file *f)
+{
+	if (f->pfd >= 0) {
+		unlinkat(f->pfd, f->tmpname, 0);
+		close(f->pfd);
+	} else {
+		unlink(f->tmp);
+	}
+	free(f);
+}
+
 static void dir_abort(xb_sink_file *file)
 {
 	dir_file *f = (dir_file *)file;
 	close(f->fd);
-	unlink(f->tmp);
-	free(f);
+	drop(f);
 }
 
 static int remember(dir_sink *ds, const char *path)
@@ -189,32 +356,36 @@ static int dir_close(xb_sink_file *file, xb_error *err)
 		sync_file_range(f->fd, (off_t)f->flushed, 0, SYNC_FILE_RANGE_WRITE);
 	if (close(f->fd)) {
 		xb_err_set(err, XB_E_IO_WRITE, "cannot close %s: %s", f->path, strerror(errno));
-		unlink(f->tmp);
-		free(f);
+		drop(f);
 		return XB_E_IO_WRITE;
 	}
 	bool noreplace = ((dir_sink *)f->sink)->flags & XB_SINK_DIR_NOREPLACE;
-	if (noreplace ? renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->path, RENAME_NOREPLACE) : rename(f->tmp, f->path)) {
+	int rc;
+	if (f->pfd >= 0)
+		rc = renameat2(f->pfd, f->tmpname, f->pfd, f->name, noreplace ? RENAME_NOREPLACE : 0);
+	else
+		rc = noreplace ? renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->path, RENAME_NOREPLACE) : rename(f->tmp, f->path);
+	if (rc) {
 		if (errno == EEXIST)
 			xb_err_set(err, XB_E_TARGET, "%s already exists; it is not overwritten", f->path),
 				xb_err_hint(err, "extract or decode into an empty directory, or remove the file first");
 		else
 			xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", f->tmp, strerror(errno));
-		unlink(f->tmp);
-		free(f);
+		drop(f);
 		return err ? err->code : XB_E_IO_WRITE;
 	}
-	if (remember((dir_sink *)f->sink, f->path)) {
-		free(f);
-		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	}
+	if (f->pfd >= 0)
+		close(f->pfd);
+	rc = remember((dir_sink *)f->sink, f->path);
 	free(f);
-	return 0;
+	return rc ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
 }
 
-static int sync_path(const char *path, int flags, xb_error *err)
+static int sync_path(const char *path, int flags, bool missing_ok, xb_error *err)
 {
 	int fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && missing_ok)
+		return 0;
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot open %s to sync it: %s", path, strerror(errno));
 	int rc = fsync(fd);
@@ -235,9 +406,11 @@ static int dir_finish(xb_sink *s, xb_error *err)
 	ds->ndone = ds->capdone = 0;
 	pthread_mutex_unlock(&ds->mu);
 	int rc = 0;
+	/* a stream may have removed or renamed files it wrote */
+	bool missing_ok = ds->flags & XB_SINK_DIR_UNTRUSTED;
 	for (size_t i = 0; i < n; i++) {
 		if (!rc)
-			rc = sync_path(done[i], O_RDONLY, err);
+			rc = sync_path(done[i], O_RDONLY, missing_ok, err);
 		/* the directory holding it, so the rename is durable too */
 		char *slash = strrchr(done[i], '/');
 		if (!rc && slash && slash != done[i]) {
@@ -246,7 +419,7 @@ static int dir_finish(xb_sink *s, xb_error *err)
 			for (size_t j = 0; j < i && !seen; j++)
 				seen = !strcmp(done[j], done[i]); /* done[j] was cut to its directory too */
 			if (!seen)
-				rc = sync_path(done[i], O_RDONLY | O_DIRECTORY, err);
+				rc = sync_path(done[i], O_RDONLY | O_DIRECTORY, missing_ok, err);
 		} else if (slash) {
 			*slash = '\0';
 		}
@@ -255,7 +428,7 @@ static int dir_finish(xb_sink *s, xb_error *err)
 		free(done[i]);
 	free(done);
 	if (!rc)
-		rc = sync_path(ds->dir, O_RDONLY | O_DIRECTORY, err);
+		rc = sync_path(ds->dir, O_RDONLY | O_DIRECTORY, false, err);
 	return rc;
 }
 
@@ -266,6 +439,8 @@ static void dir_free(xb_sink *s)
 		free(ds->done[i]);
 	free(ds->done);
 	pthread_mutex_destroy(&ds->mu);
+	if (ds->dirfd >= 0)
+		close(ds->dirfd);
 	free(ds->dir);
 	free(ds);
 }
@@ -313,9 +488,119 @@ xb_sink *xb_sink_dir_open_ex(const char *dir, unsigned flags, xb_error *err)
 	size_t l = strlen(ds->dir);
 	while (l > 1 && ds->dir[l - 1] == '/')
 		ds->dir[--l] = '\0';
+	ds->dirfd = -1;
+	if ((flags & XB_SINK_DIR_UNTRUSTED) && (ds->dirfd = open(ds->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		xb_err_set(err, XB_E_TARGET, "cannot open directory %s: %s", ds->dir, strerror(errno));
+		free(ds->dir);
+		free(ds);
+		return NULL;
+	}
 	pthread_mutex_init(&ds->mu, NULL);
 	ds->flags = flags;
 	ds->base.ops = &dir_ops;
 	ds->base.name = ds->dir;
 	return &ds->base;
+}
+
+/* ------------------------------------------------------------ sink_dir_ext.h */
+
+bool xb_sink_dir_file(const xb_sink_file *f)
+{
+	return f && (*(xb_sink *const *)f)->ops == &dir_ops;
+}
+
+int xb_sink_dir_seek(xb_sink_file *file, uint64_t offset, xb_error *err)
+{
+	if (!xb_sink_dir_file(file))
+		return xb_err_set(err, XB_E_INTERNAL, "seek in a file that is not written to a directory");
+	dir_file *f = (dir_file *)file;
+	if (f->direct)
+		stop_direct(f);
+	if (offset > (uint64_t)INT64_MAX || lseek(f->fd, (off_t)offset, SEEK_SET) < 0)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot seek in %s to offset %llu: %s", f->path,
+				  (unsigned long long)offset, strerror(offset > (uint64_t)INT64_MAX ? EINVAL : errno));
+	f->written = f->flushed = offset; /* written is the position from now on */
+	return 0;
+}
+
+/* The directory to resolve from: the one kept open, or opened for one call. */
+static int root_of(dir_sink *ds, xb_error *err)
+{
+	if (ds->dirfd >= 0)
+		return ds->dirfd;
+	int fd = open(ds->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		xb_err_set(err, XB_E_TARGET, "cannot open directory %s: %s", ds->dir, strerror(errno));
+	return fd;
+}
+
+static void root_done(const dir_sink *ds, int root)
+{
+	if (root != ds->dirfd)
+		close(root);
+}
+
+int xb_sink_dir_remove(xb_sink *s, const char *relpath, bool dir, xb_error *err)
+{
+	if (s->ops != &dir_ops)
+		return xb_err_set(err, XB_E_INTERNAL, "removing a file of a sink that is not a directory");
+	dir_sink *ds = (dir_sink *)s;
+	int root = root_of(ds, err);
+	if (root < 0)
+		return XB_E_TARGET;
+	const char *base;
+	int pfd = walk(ds, root, relpath, false, &base, err);
+	root_done(ds, root);
+	if (pfd == WALK_ABSENT)
+		return 0;
+	if (pfd < 0)
+		return err ? err->code : XB_E_IO_WRITE;
+	int rc = unlinkat(pfd, base, dir ? AT_REMOVEDIR : 0), e = errno;
+	close(pfd);
+	if (rc && e != ENOENT && !(dir && (e == ENOTEMPTY || e == EEXIST || e == ENOTDIR)))
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot remove %s/%s: %s", ds->dir, relpath, strerror(e));
+	return 0;
+}
+
+int xb_sink_dir_rename(xb_sink *s, const char *from, const char *to, bool replace, xb_error *err)
+{
+	if (s->ops != &dir_ops)
+		return xb_err_set(err, XB_E_INTERNAL, "renaming a file of a sink that is not a directory");
+	dir_sink *ds = (dir_sink *)s;
+	int root = root_of(ds, err);
+	if (root < 0)
+		return XB_E_TARGET;
+	const char *b1, *b2;
+	int p1 = walk(ds, root, from, false, &b1, err), p2 = -1;
+	if (p1 >= 0)
+		p2 = walk(ds, root, to, true, &b2, err);
+	root_done(ds, root);
+	int rc = 0;
+	if (p1 == WALK_ABSENT) {
+		rc = xb_err_set(err, XB_E_MISSING_FILE, "cannot rename %s/%s: it does not exist", ds->dir, from);
+	} else if (p1 >= 0 && p2 >= 0) {
+		if (renameat2(p1, b1, p2, b2, replace ? 0 : RENAME_NOREPLACE)) {
+			if (errno == ENOENT)
+				rc = xb_err_set(err, XB_E_MISSING_FILE, "cannot rename %s/%s: it does not exist", ds->dir,
+						from);
+			else if (errno == EEXIST)
+				rc = xb_err_set(err, XB_E_TARGET, "cannot rename %s/%s to %s: %s/%s already exists", ds->dir,
+						from, to, ds->dir, to);
+			else
+				rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s/%s to %s: %s", ds->dir, from, to,
+						strerror(errno));
+		} else {
+			char path[PATH_MAX];
+			snprintf(path, sizeof path, "%s/%s", ds->dir, to);
+			if (remember(ds, path))
+				rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		}
+	} else {
+		rc = err ? err->code : XB_E_IO_WRITE;
+	}
+	if (p1 >= 0)
+		close(p1);
+	if (p2 >= 0)
+		close(p2);
+	return rc;
 }

@@ -3,8 +3,9 @@
  *
  * The compressor writes "<relpath>.zst" to its inner sink: a standard zstd
  * stream (zstd -d reads it), compressed in chunks by a pool of threads shared
- * by every file of the run. The decompressor does the reverse for files
- * named *.zst and passes every other file through unchanged.
+ * by every file of the run (libzstd's multithreading: one ZSTD_threadPool,
+ * every file's context refers to it). The decompressor does the reverse for
+ * files named *.zst and passes every other file through unchanged.
  */
 #ifndef XB_SINK_ZSTD_H
 #define XB_SINK_ZSTD_H

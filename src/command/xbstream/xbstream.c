@@ -1,19 +1,257 @@
 /*
- * xbstream.c - the xbstream tool (placeholder until the extractor lands).
+ * xbstream.c - the xbstream tool: xbstream -x and --list, and mbstream's
+ * command line.
+ *
+ * The program invoked as xbstream reads an xbstream stream on stdin. -x
+ * extracts it into --directory (-C, default the current directory) through
+ * a directory sink in its untrusted mode: no name may leave the directory,
+ * no symbolic link in it is followed, no file already there is replaced,
+ * and a file appears under its name only once complete. --decompress and
+ * --decrypt put the zstd and AES-GCM decoders in front of that sink, so the
+ * *.zst and *.xbcrypt files of our own backups come out decoded. --list
+ * checks the whole stream the same way without writing and prints each
+ * file's name and size. The engine is in extract.c.
+ *
+ * mbstream's options are accepted as they are: -x, -C DIR, -p N (--parallel,
+ * where our -p is --password), -v (nothing: we always log), grouped or not
+ * (-xvC dir). -c (create) is not offered: the backup streams itself.
  */
 #include "command/command.h"
 
-int cmd_xbstream_extract(const xb_options *o, xb_error *err)
-{
-	return xb_err_set(err, XB_E_USAGE, "xbstream -x is not available yet");
-}
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-int cmd_xbstream_list(const xb_options *o, xb_error *err)
+#include "common/log.h"
+#include "sink/sink_crypt.h"
+#include "sink/sink_zstd.h"
+#include "xbstream_int.h"
+
+/* The rewritten command line and the strings made for it; kept reachable
+ * for the life of the process (a later call releases them). */
+static char **xbstream_args;
+static char **xbstream_made;
+
+static char *dupcat(const char *a, const char *b)
 {
-	return xb_err_set(err, XB_E_USAGE, "xbstream --list is not available yet");
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+	if (s) {
+		memcpy(s, a, la);
+		memcpy(s + la, b, lb + 1);
+	}
+	return s;
 }
 
 char **xbstream_argv(int *argc, char **argv)
 {
-	return argv;
+	/* each argument becomes at most as many as it has letters */
+	size_t cap = 1;
+	for (int i = 0; i < *argc; i++)
+		cap += strlen(argv[i]) + 1;
+	if (xbstream_made)
+		for (char **m = xbstream_made; *m; m++)
+			free(*m);
+	free(xbstream_made);
+	free(xbstream_args);
+	xbstream_args = xbstream_made = NULL;
+	char **out = calloc(cap, sizeof *out), **made = calloc(cap, sizeof *made);
+	if (!out || !made) {
+		free(out);
+		free(made);
+		return argv;
+	}
+	xbstream_args = out;
+	xbstream_made = made;
+	int n = 0, nmade = 0;
+	bool plain = false; /* after "--" */
+	for (int i = 0; i < *argc; i++) {
+		const char *a = argv[i];
+		if (i == 0 || plain || a[0] != '-' || a[1] == '\0') {
+			out[n++] = argv[i];
+			continue;
+		}
+		if (a[1] == '-') {
+			if (!a[2])
+				plain = true;
+			if (strcmp(a, "--verbose"))
+				out[n++] = argv[i];
+			continue;
+		}
+		/* a group of mbstream's short options */
+		for (const char *p = a + 1; *p; p++) {
+			const char *value = NULL;
+			switch (*p) {
+			case 'x':
+				out[n++] = "--extract";
+				continue;
+			case 'v':
+				continue;
+			case '?':
+				out[n++] = "--help";
+				continue;
+			case 'C':
+			case 'p':
+				value = p[1] ? p + 1 : i + 1 < *argc ? argv[++i] : NULL;
+				/* no value: our parser says it is missing */
+				out[n] = value ? dupcat(*p == 'C' ? "--directory=" : "--parallel=", value)
+					       : dupcat(*p == 'C' ? "--directory" : "--parallel", "");
+				if (!(made[nmade++] = out[n++]))
+					return argv;
+				break;
+			default:
+				/* not mbstream's: our parser says what is wrong with it */
+				if (!(made[nmade++] = out[n++] = dupcat("-", p)))
+					return argv;
+				break;
+			}
+			break;
+		}
+	}
+	out[n] = NULL;
+	*argc = n;
+	return out;
+}
+
+/* The sinks extraction writes through: the directory, then the decoders. */
+static int open_sinks(const xb_options *o, xbx_conf *c, xb_error *err)
+{
+	const char *dir = xb_opt_str(o, XB_OPT_DIRECTORY);
+	if (!dir || !*dir)
+		dir = ".";
+	c->decompress = xb_opt_bool(o, XB_OPT_DECOMPRESS);
+	c->decrypt = xb_opt_isset(o, XB_OPT_DECRYPT);
+	c->dir = xb_sink_dir_open_ex(dir, XB_SINK_DIR_UNTRUSTED | XB_SINK_DIR_NOREPLACE, err);
+	if (!c->dir)
+		return err && err->code ? err->code : XB_E_TARGET;
+	if (!c->decompress && !c->decrypt)
+		return 0;
+	xb_sink *top = xb_sink_ref(c->dir);
+	if (c->decompress) {
+		xb_sink *z = xb_sink_unzstd_open(top, err);
+		if (!z) {
+			xb_sink_free(top);
+			return err && err->code ? err->code : XB_E_INTERNAL;
+		}
+		top = z;
+	}
+	if (c->decrypt) {
+		uint8_t key[XB_CRYPT_KEY_LEN];
+		int rc = xb_crypt_key_load(o, key, err);
+		xb_sink *d = rc ? NULL : xb_sink_decrypt_open(top, key, err);
+		memset(key, 0, sizeof key);
+		if (!d) {
+			xb_sink_free(top);
+			return rc ? rc : err && err->code ? err->code : XB_E_INTERNAL;
+		}
+		top = d;
+	}
+	c->chain = top;
+	return 0;
+}
+
+/* stdin, read so that a signal stops a read that waits (read() is not
+ * restarted: the handlers are installed without SA_RESTART). */
+static ssize_t read_stdin(void *arg, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, len);
+		if (n >= 0 || errno != EINTR)
+			return n;
+		if (command_interrupted(NULL)) {
+			errno = ECANCELED;
+			return -1;
+		}
+	}
+}
+
+static int check_input(xb_error *err)
+{
+	if (isatty(STDIN_FILENO))
+		return xb_err_set(err, XB_E_USAGE, "the stream is read from stdin, which is a terminal"),
+		       xb_err_hint(err, "e.g. xbstream -x -C /backups/x < backup.xbs");
+	return 0;
+}
+
+static int parallel_of(const xb_options *o, xb_error *err)
+{
+	long long n = xb_opt_int(o, XB_OPT_PARALLEL);
+	if (n < 1 || n > 64)
+		return -xb_err_set(err, XB_E_USAGE, "invalid --parallel=%lld: use 1 to 64", n);
+	return (int)n;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int cmd_xbstream_extract(const xb_options *o, xb_error *err)
+{
+	int rc = check_input(err);
+	int workers = parallel_of(o, err);
+	if (rc || workers < 0)
+		return rc ? rc : -workers;
+	if (xb_opt_isset(o, XB_OPT_DECRYPT) && !xb_opt_isset(o, XB_OPT_ENCRYPT_KEY_FILE) &&
+	    !xb_opt_isset(o, XB_OPT_ENCRYPT_KEY))
+		return xb_err_set(err, XB_E_USAGE, "--decrypt needs the key: --encrypt-key-file=FILE"),
+		       xb_err_hint(err, "the file written with openssl rand -hex 32 when the backup was encrypted");
+	xbx_conf c;
+	memset(&c, 0, sizeof c);
+	c.workers = workers;
+	if ((rc = open_sinks(o, &c, err))) {
+		xb_sink_free(c.dir);
+		return rc;
+	}
+	xb_info("xbstream: extracting stdin into %s%s%s%s", c.dir->name, workers > 1 ? " in parallel" : "",
+		c.decompress ? ", decompressing *.zst" : "", c.decrypt ? ", decrypting *.xbcrypt" : "");
+	xbs_reader *r = xbs_reader_new(read_stdin, NULL, "stdin", err);
+	xbx_stats st;
+	memset(&st, 0, sizeof st);
+	double t0 = now();
+	rc = r ? xbx_run(&c, r, &st, err) : XB_E_INTERNAL;
+	if (!rc && c.chain)
+		rc = xb_sink_finish(c.chain, err);
+	if (!rc)
+		rc = xb_sink_finish(c.dir, err); /* every file durable before completed OK! */
+	xbs_reader_free(r);
+	xb_sink_free(c.chain);
+	xb_sink_free(c.dir);
+	if (rc)
+		return rc;
+	double secs = now() - t0;
+	xb_info("xbstream: %llu files, %.1f MiB extracted from a %.1f MiB stream in %.1f s (%.1f MiB/s)",
+		(unsigned long long)st.files, st.bytes / 1048576.0, st.stream / 1048576.0, secs,
+		secs > 0 ? st.stream / 1048576.0 / secs : 0.0);
+	if (st.dropped || st.removed || st.renamed)
+		xb_info("xbstream: as the stream asked, %llu aborted files left out, %llu removed, %llu renamed",
+			(unsigned long long)st.dropped, (unsigned long long)st.removed, (unsigned long long)st.renamed);
+	return 0;
+}
+
+int cmd_xbstream_list(const xb_options *o, xb_error *err)
+{
+	int rc = check_input(err);
+	if (rc)
+		return rc;
+	xbx_conf c;
+	memset(&c, 0, sizeof c);
+	c.workers = 1;
+	c.list = stdout;
+	xbs_reader *r = xbs_reader_new(read_stdin, NULL, "stdin", err);
+	if (!r)
+		return err && err->code ? err->code : XB_E_INTERNAL;
+	xbx_stats st;
+	rc = xbx_run(&c, r, &st, err);
+	xbs_reader_free(r);
+	if (fflush(stdout) && !rc)
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write the list to stdout");
+	if (!rc)
+		xb_info("xbstream: %llu files, %.1f MiB in a %.1f MiB stream; every checksum verified",
+			(unsigned long long)st.files, st.bytes / 1048576.0, st.stream / 1048576.0);
+	return rc;
 }
