@@ -26,7 +26,7 @@ static int check_decoded(const char *dir, xb_error *err)
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
 		enc |= n > 8 && !strcmp(e->d_name + n - 8, ".xbcrypt");
-		zst |= n > 4 && !strcmp(e->d_name + n - 4, ".zst");
+		zst |= (n > 4 && !strcmp(e->d_name + n - 4, ".zst")) || (n > 12 && !strcmp(e->d_name + n - 12, ".zst.xbcrypt"));
 	}
 	closedir(d);
 	if (enc)

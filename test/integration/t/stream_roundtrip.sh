@@ -112,6 +112,47 @@ for container in xbstream tar dir; do
               assert_contains "$PREP_ERR" "holds compressed files \(\*\.zst\): decompress it first" "$what: prepare message"
           fi
       fi
+      # hostile input to the decoders: a wrong key, a flipped byte, a file cut short
+      if [[ $container == xbstream && $comp == 1 && $enc == 1 ]]; then
+          (umask 077; openssl rand -hex 32 > "$T/wrongkey")
+          mkdir -p "$out/bad1"
+          "$XBSTREAM" -x -C "$out/bad1" --decompress --decrypt=AES256 --encrypt-key-file="$T/wrongkey" \
+              < "$out/backup.xbstream" 2> "$out/bad1.err"
+          rc=$?
+          assert_eq "$(error_code_of DECRYPT)" "$rc" "wrong key at extraction: exit code"
+          assert_contains "$out/bad1.err" "wrong key or altered data" "wrong key at extraction: message"
+          [[ -z $(find "$out/bad1" -type f ! -name '*.xbcrypt' -size +0 2>/dev/null | grep -v xbtmp | head -1) ]] \
+              || fail "wrong key at extraction: decoded files were written"
+          cp -a "$raw" "$out/bad2"
+          xb_run --decrypt=AES256 --encrypt-key-file="$T/wrongkey" --decompress --target-dir="$out/bad2"
+          assert_eq "$(error_code_of DECRYPT)" "$XB_RC" "wrong key in place: exit code"
+          assert_contains "$XB_ERR" "wrong key or altered data" "wrong key in place: message"
+          # the largest file: more than one 256 KiB chunk of the encryption format
+          victim=$(find "$out/bad2" -name '*.zst.xbcrypt' -printf '%s %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
+          size=$(stat -c %s "$victim")
+          [[ $size -gt $((40 + 2 * 262160)) ]] || fail "no encrypted file of 2 chunks to tamper with ($victim: $size bytes)"
+          rm -rf "$out/bad3"; cp -a "$raw" "$out/bad3"; victim=${victim/bad2/bad3}
+          printf '\x55' | dd of="$victim" bs=1 seek=$((size / 2)) conv=notrunc status=none
+          xb_run --decrypt=AES256 --encrypt-key-file="$KEY" --decompress --target-dir="$out/bad3"
+          assert_eq "$(error_code_of DECRYPT)" "$XB_RC" "flipped byte: exit code"
+          assert_contains "$XB_ERR" "${victim##*/}" "flipped byte: message names the file"
+          [[ -e ${victim%.zst.xbcrypt} ]] && fail "flipped byte: a decoded file was published"
+          rm -rf "$out/bad3"; cp -a "$raw" "$out/bad3"
+          truncate -s $((40 + 262160)) "$victim"   # the header and the first chunk only
+          xb_run --decrypt=AES256 --encrypt-key-file="$KEY" --decompress --target-dir="$out/bad3"
+          assert_failed "$XB_RC" "$XB_ERR" "truncated encrypted file"
+          assert_contains "$XB_ERR" "is truncated" "truncated encrypted file: message"
+          [[ -e ${victim%.zst.xbcrypt} ]] && fail "truncated file: a decoded file was published"
+          head -c $(( $(stat -c %s "$out/backup.xbstream") / 2 )) "$out/backup.xbstream" > "$out/half.xbs"
+          mkdir -p "$out/bad4"
+          "$XBSTREAM" -x -C "$out/bad4" --decompress --decrypt=AES256 --encrypt-key-file="$KEY" \
+              < "$out/half.xbs" 2> "$out/bad4.err"
+          rc=$?
+          assert_eq "$(error_code_of STREAM_CORRUPT)" "$rc" "truncated stream: exit code"
+          [[ -e $out/bad4/xtrabackup_checkpoints ]] && fail "truncated stream: looks complete"
+          log "case ok: wrong key, flipped byte, truncated file and stream refused"
+          rm -rf "$out"/bad*
+      fi
       # decode: while extracting (xbstream) or in place (tar, dir)
       dec=()
       [[ $comp == 1 ]] && dec+=(--decompress)
