@@ -218,15 +218,16 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 		rc = xb_sink_finish(c.chain, err);
 	if (!rc)
 		rc = xb_sink_finish(c.dir, err); /* every file durable before completed OK! */
+	uint64_t written = c.dir ? c.dir->bytes_written : 0;
 	xbs_reader_free(r);
 	xb_sink_free(c.chain);
 	xb_sink_free(c.dir);
 	if (rc)
 		return rc;
 	double secs = now() - t0;
-	xb_info("xbstream: %llu files, %.1f MiB extracted from a %.1f MiB stream in %.1f s (%.1f MiB/s)",
-		(unsigned long long)st.files, st.bytes / 1048576.0, st.stream / 1048576.0, secs,
-		secs > 0 ? st.stream / 1048576.0 / secs : 0.0);
+	xb_info("xbstream: %llu files, %.1f MiB written (%.1f MiB of payload) from a %.1f MiB stream in %.1f s "
+		"(%.1f MiB/s of stream)", (unsigned long long)st.files, written / 1048576.0, st.bytes / 1048576.0,
+		st.stream / 1048576.0, secs, secs > 0 ? st.stream / 1048576.0 / secs : 0.0);
 	if (st.dropped || st.removed || st.renamed)
 		xb_info("xbstream: as the stream asked, %llu aborted files left out, %llu removed, %llu renamed",
 			(unsigned long long)st.dropped, (unsigned long long)st.removed, (unsigned long long)st.renamed);
