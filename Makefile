@@ -84,7 +84,7 @@ check-asan:
 ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors restore_warm restore_errors stream_xbstream stream_remote
 check-asan-integration:
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" build-asan/xtrabackup
+	  LDFLAGS="-fsanitize=address,undefined" build-asan/xtrabackup build-asan/xbstream
 	@XB=$(CURDIR)/build-asan/xtrabackup XB_KIND=xtrabackup PREPARE_UNDER_TEST=$(CURDIR)/build-asan/xtrabackup \
 	  TEST_RESULTS=$(CURDIR)/build-asan/test-results \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
