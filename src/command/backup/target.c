@@ -131,6 +131,8 @@ int target_open(backup_ctx *c, xb_error *err)
 		memset(keybuf, 0, sizeof keybuf);
 		return err && err->code ? err->code : XB_E_TARGET;
 	}
+	if (stream && target)
+		xb_info("--target-dir=%s is not used with --stream (the files go to stdout)", target);
 	if (stream)
 		xb_info("Streaming the backup to stdout as %s%s%s", stream,
 			xb_opt_isset(o, XB_OPT_COMPRESS) ? ", compressed (zstd)" : "", key ? ", encrypted (AES-256-GCM)" : "");
