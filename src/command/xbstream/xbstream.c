@@ -190,6 +190,22 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A backup's stream ends with xtrabackup_checkpoints, written last: a stream
+ * without it comes from a backup that did not complete. xbstream is a general
+ * archive format, so this is a warning, not an error. */
+static void warn_if_incomplete(const char *dir)
+{
+	static const char *const names[] = {"xtrabackup_checkpoints", "xtrabackup_checkpoints.xbcrypt"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		if (access(path, F_OK) == 0)
+			return;
+	}
+	xb_warn("%s has no xtrabackup_checkpoints: if the stream is a backup, the backup did not complete "
+		"(its completion marker is written last); do not restore it", dir);
+}
+
 int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 {
 	int rc = check_input(err);
@@ -219,6 +235,8 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 	if (!rc)
 		rc = xb_sink_finish(c.dir, err); /* every file durable before completed OK! */
 	uint64_t written = c.dir ? c.dir->bytes_written : 0;
+	if (!rc && c.dir)
+		warn_if_incomplete(c.dir->name);
 	xbs_reader_free(r);
 	xb_sink_free(c.chain);
 	xb_sink_free(c.dir);
