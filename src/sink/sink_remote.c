@@ -10,11 +10,15 @@
  * per file would cost more than most files take). open() queues the file and
  * wakes an idle uploader or starts one (the pool grows to --parallel + 4, at
  * least 6); write() appends to the file's ring buffer (64 KiB growing to
- * 4 MiB) and blocks while it is full; the uploader's read callback drains it
- * and pauses the transfer when it runs dry, and the writer wakes the uploader
- * (curl_multi_wakeup) to resume. Bytes handed to libcurl are kept until their
- * room is needed, so a file that fits in the buffer can be sent again from its
- * start. close() ends the data and returns at once: small files wait in the
+ * 4 MiB, and to 12 MiB for a file larger than that) and blocks while it is
+ * full; the uploader's read callback drains it and pauses the transfer when it
+ * runs dry, and the writer wakes the uploader (curl_multi_wakeup) to resume.
+ * Bytes handed to libcurl are kept until their room is needed, so a file that
+ * fits in the buffer can be sent again from its start; of a larger one the
+ * last 8 MiB handed to libcurl are kept (the room of the rest is reused), to
+ * resume after a broken connection (see Retries). Memory: 12 MiB per file
+ * being streamed, at most one per uploader (--parallel + 4, at least 6, at
+ * most 32), plus the queue's 64 MiB. close() ends the data and returns at once: small files wait in the
  * queue, whole in memory (open() waits while the queue holds more than 64 MiB),
  * so the copy, and the server's BACKUP STAGE locks, never wait for the network
  * per file. The uploader frees a closed file once uploaded; finish() waits for
@@ -34,9 +38,19 @@
  * local disk there is no way to know their length in advance.
  *
  * Retries: connection refused, reset or timed out are retried with backoff
- * (1 s, 2 s, 4 s ... --remote-retries times) while the file can still be sent
- * from its start; key and host-key rejections never are. A failed or aborted
- * file's temporary is removed (sftp rm) unless the connection is gone.
+ * (1 s, 2 s, 4 s ... --remote-retries times); key and host-key rejections
+ * never are. A file whole in its buffer (every SCP upload) is sent again from
+ * its start. A larger one is resumed: after the backoff, the size S of its
+ * temporary on the host is asked (SFTP stat, itself retried while the host
+ * does not answer), and when the bytes from S on are still in the buffer
+ * (base <= S <= consumed) the upload appends to the temporary from S, logging
+ * "resuming URL at S bytes after: ERROR". S cannot exceed what was handed to
+ * libcurl; it falls short of it by what was in flight: libcurl's upload buffer
+ * (1 MiB), within which libssh2 pipelines its writes, far under the 8 MiB kept.
+ * sftp-server writes a connection's requests in order, so the temporary is a
+ * prefix of the file. When S is outside the buffer or the size cannot be read,
+ * the file fails, its message saying why it was not resumed. A failed or
+ * aborted file's temporary is removed (sftp rm) unless the connection is gone.
  */
 #include "sink_remote_int.h"
 
@@ -106,6 +120,20 @@ static size_t read_cb(char *dst, size_t sz, size_t n, void *arg)
 	return k;
 }
 
+/* libcurl's seek callback, when it resumes an upload: the data from offset on
+ * must still be in the ring (upload() has already put consumed there). */
+static int seek_cb(void *arg, curl_off_t offset, int origin)
+{
+	rfile *f = arg;
+	rsink *s = (rsink *)f->sink;
+	pthread_mutex_lock(&s->mu);
+	bool ok = origin == SEEK_SET && offset >= 0 && (uint64_t)offset >= f->base && (uint64_t)offset <= f->written;
+	if (ok)
+		f->consumed = (uint64_t)offset;
+	pthread_mutex_unlock(&s->mu);
+	return ok ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
+}
+
 /* Sleep for a backoff unless the file is aborted or the uploader stopped. */
 static bool backoff(rsink *s, uploader *up, rfile *f, int secs)
 {
@@ -142,9 +170,9 @@ static void upload(uploader *up, rfile *f)
 	bool use_scp = false;
 	pthread_mutex_lock(&s->mu);
 	if (s->scp) { /* wait until the length is known, or cannot be in the buffer */
-		while (!f->eof && !f->aborted && !up->stop && !f->writer_waiting)
+		while (!f->eof && !f->aborted && !up->stop && !f->writer_waiting && f->cap <= FILE_BUF)
 			pthread_cond_wait(&s->cv, &s->mu);
-		use_scp = f->eof && f->base == 0;
+		use_scp = f->eof && f->base == 0 && f->written <= FILE_BUF;
 		if (!use_scp && !f->aborted && !up->stop && !s->told) {
 			s->told = true;
 			xb_info("%s: files larger than %u MiB go over SFTP to the same host (SCP needs a file's length "
@@ -154,33 +182,79 @@ static void upload(uploader *up, rfile *f)
 	bool gone = f->aborted || up->stop;
 	pthread_mutex_unlock(&s->mu);
 	CURLcode c = CURLE_OK;
-	for (int n = 1; !gone; n++) {
-		c = rs_upload(up, f, use_scp, read_cb);
+	curl_off_t from = 0;
+	char whynot[CURL_ERROR_SIZE + 400] = ""; /* why the upload could not be resumed */
+	for (int n = 0; !gone;) {
+		c = rs_upload(up, f, use_scp, read_cb, seek_cb, from);
 		pthread_mutex_lock(&s->mu);
 		gone = f->aborted || up->stop;
 		bool again = f->base == 0;
 		if (c && again) /* from the start next time; the writer may not drop it meanwhile */
 			f->consumed = 0, f->paused = false;
 		pthread_mutex_unlock(&s->mu);
-		if (!c || gone || !again || n > s->retries || !rs_transient(up, c))
+		if (!c || gone || !rs_transient(up, c))
 			break;
+		/* the connection broke: send the file again while it is whole in the
+		 * buffer, else resume where the host's temporary ends, if we still
+		 * have the bytes from there on */
+		bool go = false;
 		char d[CURL_ERROR_SIZE + 300];
-		xb_warn("%s/%s: %s (%s); retrying in %d s (%d of %d)", s->shown, f->rel, curl_easy_strerror(c),
-			rs_detail(up, c, d, sizeof d), retry_delay(n), n, s->retries);
-		gone = !backoff(s, up, f, retry_delay(n));
+		rs_detail(up, c, d, sizeof d);
+		while (!go && ++n <= s->retries) {
+			if (*whynot) /* the host did not answer the size request */
+				xb_warn("%s/%s: %s; retrying in %d s (%d of %d)", s->shown, f->rel, whynot, retry_delay(n), n,
+					s->retries);
+			else
+				xb_warn("%s/%s: %s (%s); retrying in %d s (%d of %d)", s->shown, f->rel, curl_easy_strerror(c), d,
+					retry_delay(n), n, s->retries);
+			if ((gone = !backoff(s, up, f, retry_delay(n))))
+				break;
+			if (again) {
+				from = 0, go = true;
+				break;
+			}
+			curl_off_t size = -1;
+			CURLcode sc = rs_size(up, f->tmp, &size, whynot, sizeof whynot);
+			if (sc && rs_transient(up, sc))
+				continue;
+			if (sc)
+				break;
+			pthread_mutex_lock(&s->mu);
+			uint64_t lo = f->base, hi = f->consumed;
+			if ((go = (uint64_t)size >= lo && (uint64_t)size <= hi))
+				f->consumed = (uint64_t)size, f->paused = false;
+			pthread_mutex_unlock(&s->mu);
+			if (!go) {
+				snprintf(whynot, sizeof whynot, "the host has %lld bytes of it, and only bytes %llu to %llu of "
+					 "what was sent are still buffered", (long long)size, (unsigned long long)lo,
+					 (unsigned long long)hi);
+				break;
+			}
+			char *url = rs_join(s->shown, f->rel);
+			xb_info("resuming %s at %lld bytes after: %s (%s)", url ? url : f->path, (long long)size,
+				curl_easy_strerror(c), d);
+			free(url);
+			from = size, *whynot = '\0';
+		}
+		if (!go)
+			break;
 	}
 	xb_error err;
 	xb_err_clear(&err);
 	bool answers = false;
 	if (c && !gone) {
 		char what[96], *url = rs_join(s->shown, f->rel);
-		uint64_t sent = (uint64_t)up->sent;
+		uint64_t sent = (uint64_t)(up->from + up->sent);
 		if (sent >= (1u << 20))
 			snprintf(what, sizeof what, "upload failed after %.1f MiB", (double)sent / (1 << 20));
 		else
 			snprintf(what, sizeof what, "upload failed after %llu bytes", (unsigned long long)sent);
 		rs_describe(up, c, url ? url : f->path, what, &err);
 		free(url);
+		if (*whynot) {
+			size_t l = strlen(err.msg);
+			snprintf(err.msg + l, sizeof err.msg - l, "; not resumed: %s", whynot);
+		}
 		if (rs_transient(up, c) || c == CURLE_PARTIAL_FILE) { /* a lost host, or a refused write? */
 			char now[400];
 			long long avail = rs_probe(up, now, sizeof now);
@@ -364,13 +438,19 @@ static int r_write(xb_sink_file *file, const void *buf, size_t len, xb_error *er
 		uint64_t used = f->written - f->base;
 		if (used == f->cap) {
 			unsigned char *r;
-			if (f->base == 0 && f->cap < FILE_BUF && (r = realloc(f->ring, f->cap * 2))) {
+			size_t grown = f->cap < FILE_BUF ? f->cap * 2 : RING_MAX;
+			/* what libcurl has, less the last keep bytes (to resume after a broken connection) */
+			uint64_t keep = f->cap > KEEP_SENT ? KEEP_SENT : f->cap / 2;
+			uint64_t drop = f->consumed > keep ? f->consumed - keep : 0;
+			if (f->base == 0 && f->cap < RING_MAX && (r = realloc(f->ring, grown))) {
 				f->ring = r; /* nothing dropped yet: the bytes sit at [0, written), no wrap */
 				if (!f->up)
-					s->queued += f->cap;
-				f->cap *= 2;
-			} else if (f->consumed > f->base) {
-				f->base = f->consumed; /* drop what libcurl has: no resending from the start */
+					s->queued += grown - f->cap;
+				if (f->cap == FILE_BUF) /* scp://: it will not be sent whole */
+					pthread_cond_broadcast(&s->cv);
+				f->cap = grown;
+			} else if (drop > f->base) {
+				f->base = drop; /* no resending from the start */
 			} else {
 				f->writer_waiting = true;
 				pthread_cond_broadcast(&s->cv); /* scp://: the length will not be known */

@@ -1,8 +1,9 @@
 /*
  * sink_remote_int.h - internals shared by the remote sink's two halves:
  * sink_remote.c (the sink driver: per-file buffers, the pool of uploader
- * threads, retries) and sink_remote_ssh.c (everything libcurl: URL and key
- * lookup, transfers, SFTP commands, error messages). Nothing else includes it.
+ * threads, retries, resuming) and sink_remote_ssh.c (everything libcurl: URL
+ * and key lookup, transfers, SFTP commands and sizes, error messages). Nothing
+ * else includes it.
  */
 #ifndef XB_SINK_REMOTE_INT_H
 #define XB_SINK_REMOTE_INT_H
@@ -16,7 +17,9 @@
 #include "sink_remote.h"
 
 #define FILE_BUF_MIN (64u << 10) /* a file's ring buffer starts this small */
-#define FILE_BUF (4u << 20)      /* and grows to this while its whole content is kept */
+#define FILE_BUF (4u << 20)      /* and grows to this; a file no larger is kept whole (SCP can send it) */
+#define RING_MAX (12u << 20)     /* a file outgrowing FILE_BUF (streamed over SFTP) grows to this */
+#define KEEP_SENT (8u << 20)     /* of which this much already handed to libcurl is kept, to resume */
 #define MAX_UPLOADERS 32         /* hard cap; the pool's size follows --parallel */
 #define QUEUE_BUDGET (64u << 20) /* buffers of files waiting for an uploader: open() waits above this */
 #define QUICK_TIMEOUT 5          /* seconds, for removing a temporary after a failure */
@@ -56,6 +59,8 @@ struct uploader {
 	int khmatch;               /* CURLKHMATCH_* of the last host-key check, -1 none */
 	char khfp[192];            /* the key the host offered: "ssh-ed25519 SHA256:..." */
 	curl_off_t sent;           /* bytes sent by the last transfer */
+	curl_off_t from;           /* the offset it started at (a resumed upload) */
+	long oserr;                /* if set, the OS error to report instead of the handle's */
 };
 
 struct rsink {
@@ -88,8 +93,14 @@ int rs_parse_url(rsink *s, const char *url, xb_error *err);
 int rs_find_keys(rsink *s, const xb_options *o, xb_error *err);
 char *rs_join(const char *dir, const char *name);
 /* One attempt at uploading f to f->tmp and renaming it to f->path, over SCP
- * (its whole content is buffered: the length is known) or SFTP. */
-CURLcode rs_upload(uploader *up, rfile *f, bool scp, curl_read_callback read);
+ * (its whole content is buffered: the length is known) or SFTP; from > 0
+ * (SFTP only): append to the temporary, which holds that many bytes, reading
+ * from f->consumed == from (seek checks it). */
+CURLcode rs_upload(uploader *up, rfile *f, bool scp, curl_read_callback read, curl_seek_callback seek,
+		   curl_off_t from);
+/* The size of a remote file (SFTP stat); on failure says why in why, and
+ * leaves the uploader's record of the previous failure (for its message) as it was. */
+CURLcode rs_size(uploader *up, const char *path, curl_off_t *size, char *why, size_t len);
 /* List dir: *nonempty when it holds anything; CURLE_REMOTE_FILE_NOT_FOUND when absent. */
 CURLcode rs_list(uploader *up, const char *dir, bool *nonempty);
 /* mkdir every directory of path below `below` (NULL: from the top); only the

@@ -10,7 +10,11 @@
  * upload can be resumed from the same thread when its writer brings data
  * (curl_multi_wakeup) and a transfer that stops moving is noticed. SFTP
  * commands (mkdir, rename, rm) are quote commands of a request without body;
- * a listing is a DIRLISTONLY request. Paths are kept decoded; URLs are built
+ * a listing is a DIRLISTONLY request; a file's size is a request without body
+ * on its URL (libcurl stats it: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T). A resumed
+ * SFTP upload sets CURLOPT_RESUME_FROM_LARGE to the temporary's size: libcurl
+ * (7.88, lib/vssh/libssh2.c) then opens it WRITE|APPEND, without CREAT or
+ * TRUNC, calls the seek callback, and writes from that offset. Paths are kept decoded; URLs are built
  * percent-encoded, a home-relative target as "/~/..." (as libcurl reads it)
  * and quote-command paths quoted as libcurl parses them.
  */
@@ -278,7 +282,8 @@ static void setup(uploader *up, CURL *e, const char *url, bool quick)
 	up->errbuf[0] = up->info[0] = '\0';
 	up->khmatch = -1;
 	up->khfp[0] = '\0';
-	up->sent = 0;
+	up->sent = up->from = 0;
+	up->oserr = 0;
 	up->last = e;
 }
 
@@ -443,7 +448,47 @@ static CURLcode scp_dirs(uploader *up, rfile *f)
 	return c;
 }
 
-CURLcode rs_upload(uploader *up, rfile *f, bool scp, curl_read_callback read)
+/* The size of a remote file: a request without body on its URL (libcurl stats it). */
+static CURLcode stat_size(uploader *up, const char *path, curl_off_t *size)
+{
+	char *url = url_of(up->s, false, path, false);
+	CURLcode c = CURLE_OUT_OF_MEMORY;
+	*size = -1;
+	if (url) {
+		setup(up, up->sftp, url, false);
+		curl_easy_setopt(up->sftp, CURLOPT_NOBODY, 1L);
+		if (!(c = perform(up, up->sftp, NULL, false)))
+			curl_easy_getinfo(up->sftp, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, size);
+	}
+	free(url);
+	return c;
+}
+
+CURLcode rs_size(uploader *up, const char *path, curl_off_t *size, char *why, size_t len)
+{
+	/* keep the record of the failure being recovered from: it makes the message if this fails */
+	char errbuf[CURL_ERROR_SIZE], info[sizeof up->info];
+	long oserr = up->oserr;
+	curl_off_t sent = up->sent, from = up->from;
+	if (!oserr && up->last)
+		curl_easy_getinfo(up->last, CURLINFO_OS_ERRNO, &oserr);
+	memcpy(errbuf, up->errbuf, sizeof errbuf);
+	memcpy(info, up->info, sizeof info);
+	CURLcode c = stat_size(up, path, size);
+	char d[CURL_ERROR_SIZE + 300];
+	if (c)
+		snprintf(why, len, "cannot read its size there: %s (%s)", curl_easy_strerror(c), rs_detail(up, c, d, sizeof d));
+	else if (*size < 0)
+		snprintf(why, len, "the host did not tell its size"), c = CURLE_REMOTE_FILE_NOT_FOUND;
+	memcpy(up->errbuf, errbuf, sizeof errbuf);
+	memcpy(up->info, info, sizeof info);
+	up->oserr = oserr ? oserr : -1; /* -1: none (not the handle's, which is now the stat's) */
+	up->sent = sent, up->from = from;
+	return c;
+}
+
+CURLcode rs_upload(uploader *up, rfile *f, bool scp, curl_read_callback read, curl_seek_callback seek,
+		   curl_off_t from)
 {
 	rsink *s = up->s;
 	struct curl_slist *rename = NULL;
@@ -457,6 +502,14 @@ CURLcode rs_upload(uploader *up, rfile *f, bool scp, curl_read_callback read)
 	curl_easy_setopt(e, CURLOPT_READFUNCTION, read);
 	curl_easy_setopt(e, CURLOPT_READDATA, f);
 	curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, 1L << 20); /* libssh2 pipelines SFTP writes within it */
+	if (from > 0 && !scp) {
+		/* libcurl opens the file without O_TRUNC (WRITE|APPEND: from must be its
+		 * size), asks seek to position the data, and writes from there */
+		curl_easy_setopt(e, CURLOPT_RESUME_FROM_LARGE, from);
+		curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, seek);
+		curl_easy_setopt(e, CURLOPT_SEEKDATA, f);
+		up->from = from;
+	}
 	if (scp) {
 		curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)f->written);
 	} else {
@@ -469,14 +522,7 @@ CURLcode rs_upload(uploader *up, rfile *f, bool scp, curl_read_callback read)
 		/* libcurl never reads scp -t's last answer (nor its exit status): check
 		 * the size over SFTP (a write error on the host leaves it short) */
 		curl_off_t sent = up->sent, size = -1;
-		char *surl = url_of(s, false, f->tmp, false);
-		if (!surl)
-			c = CURLE_OUT_OF_MEMORY;
-		else
-			setup(up, up->sftp, surl, false), curl_easy_setopt(up->sftp, CURLOPT_NOBODY, 1L);
-		if (!c && !(c = perform(up, up->sftp, NULL, false)))
-			curl_easy_getinfo(up->sftp, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &size);
-		free(surl);
+		c = stat_size(up, f->tmp, &size);
 		if (!c && size != (curl_off_t)f->written && !(size < 0 && !f->written)) {
 			snprintf(up->errbuf, sizeof up->errbuf, "the host wrote %lld of %llu bytes", (long long)size,
 				 (unsigned long long)f->written);
@@ -560,9 +606,11 @@ bool rs_transient(uploader *up, CURLcode c)
 
 const char *rs_detail(uploader *up, CURLcode c, char *buf, size_t len)
 {
-	long oserr = 0;
-	if (up->last)
+	long oserr = up->oserr;
+	if (!oserr && up->last)
 		curl_easy_getinfo(up->last, CURLINFO_OS_ERRNO, &oserr);
+	if (oserr < 0)
+		oserr = 0;
 	const char *d = up->errbuf[0] ? up->errbuf : up->info;
 	if (!*d && c == CURLE_SSH) /* libcurl says no more when libssh2 fails mid-transfer */
 		d = "the session ended: connection lost, or a write refused by the host";

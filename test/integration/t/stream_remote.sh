@@ -6,9 +6,14 @@
 #    no .xbtmp temporary left), --prepare and --copy-back into a fresh datadir work,
 #    the server starts on it and CHECKSUM TABLE equals the source's; scp:// says that
 #    files too large to be sent whole over SCP went over SFTP;
-#  - sshd killed mid-upload (the copy slowed down with --throttle): exit REMOTE with
-#    the message naming the URL (user, host, port, path) of the file and how much was
-#    sent; the remote directory has no xtrabackup_checkpoints;
+#  - sshd killed in the middle of a large file (the copy slowed down with --throttle,
+#    the kill once big.ibd's temporary is past the 12 MiB its buffer holds whole) and
+#    restarted a second later: the upload resumes where the host's temporary ends
+#    ("resuming ... at N bytes"), the backup completes, is prepared and restored, and
+#    CHECKSUM TABLE equals the source's;
+#  - sshd killed there and not restarted: exit REMOTE with the message naming the URL
+#    (user, host, port, path) of the file, how much was sent, and why the upload was
+#    not resumed; the remote directory has no xtrabackup_checkpoints;
 #  - an unknown host key (empty known_hosts): exit REMOTE, the key's fingerprint and
 #    the ssh-keyscan hint, no retry, nothing created on the host;
 #  - a non-empty remote directory: exit TARGET, nothing written into it;
@@ -35,7 +40,7 @@ sql src "CREATE DATABASE r; USE r;
          CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;
          INSERT INTO t SELECT seq, MD5(seq) FROM seq_1_to_20000;
          CREATE TABLE big (id INT PRIMARY KEY, pad VARCHAR(255)) ENGINE=InnoDB;
-         INSERT INTO big SELECT seq, REPEAT(MD5(seq), 6) FROM seq_1_to_60000;
+         INSERT INTO big SELECT seq, REPEAT(MD5(seq), 6) FROM seq_1_to_100000;
          CREATE TABLE m (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=MyISAM;
          INSERT INTO m SELECT seq, SHA1(seq) FROM seq_1_to_2000" || fail "creating the data failed"
 src_sums=$(checksum_all src)
@@ -44,6 +49,27 @@ sshd_start
 KEYS=(--ssh-key-file="$SSHD_KEY" --ssh-known-hosts="$SSHD_KNOWN_HOSTS")
 R=$T/remote          # the host's side of the uploads (the host is this machine)
 mkdir -p "$R"
+
+# roundtrip NAME DIR - prepare the backup in DIR, copy it back into a fresh datadir,
+# start a server on it and compare CHECKSUM TABLE with the source's
+roundtrip() {
+    local name=$1 dir=$2
+    prep_run "$XB" "$dir"
+    assert_ok "$PREP_RC" "$PREP_ERR" "prepare of the $name backup"
+    write_cnf "d$name" "$T/d$name/data"
+    xb_run --defaults-file="$(cnf_of "d$name")" --copy-back --target-dir="$dir"
+    assert_ok "$XB_RC" "$XB_ERR" "copy-back of the $name backup"
+    server_start_on "d$name" "$T/d$name/data"
+    check_clean_start "d$name"
+    assert_eq "$src_sums" "$(checksum_all "d$name")" "CHECKSUM TABLE after the $name backup"
+    server_stop "d$name"
+}
+# big_past DIR MiB - true once DIR/r/big.ibd's temporary holds more than MiB MiB
+big_past() {
+    local n
+    n=$(stat -c %s "$1/r/big.ibd.xbtmp" 2>/dev/null) || return 1
+    ((n > $2 * 1048576))
+}
 
 # --- a whole backup over each protocol, prepared and restored
 for scheme in sftp scp; do
@@ -61,26 +87,36 @@ for scheme in sftp scp; do
     if [[ $scheme == scp ]]; then
         assert_contains "$XB_ERR" "files larger than 4 MiB go over SFTP" "scp://: the SFTP fallback is said"
     fi
-    prep_run "$XB" "$R/$scheme/b1"
-    assert_ok "$PREP_RC" "$PREP_ERR" "prepare of the $scheme:// backup"
-    write_cnf "d$scheme" "$T/d$scheme/data"
-    xb_run --defaults-file="$(cnf_of "d$scheme")" --copy-back --target-dir="$R/$scheme/b1"
-    assert_ok "$XB_RC" "$XB_ERR" "copy-back of the $scheme:// backup"
-    server_start_on "d$scheme" "$T/d$scheme/data"
-    check_clean_start "d$scheme"
-    assert_eq "$src_sums" "$(checksum_all "d$scheme")" "CHECKSUM TABLE after the $scheme:// backup"
-    server_stop "d$scheme"
+    roundtrip "$scheme" "$R/$scheme/b1"
     log "case ok: $scheme:// round trip"
 done
 
-# --- sshd killed mid-upload
+# --- sshd killed in the middle of big.ibd and restarted: the upload resumes
+url=$(sshd_url sftp "$R/resumed")
+xb_backup_bg src "$url" "${KEYS[@]}" --throttle=4 --remote-retries=5
+wait_for 30 big_past "$R/resumed" 14 || { xb_wait; fail "the throttled upload of big.ibd never passed 14 MiB"; }
+sshd_stop
+sleep 1
+sshd_start
+xb_wait_max 60 "backup with sshd restarted"
+assert_ok "$XB_RC" "$XB_ERR" "backup with sshd restarted mid-upload"
+assert_contains "$XB_ERR" "resuming $(re "$url")/r/big\.ibd at [0-9]+ bytes after: " "sshd restarted: big.ibd resumed"
+assert_file "$R/resumed/xtrabackup_checkpoints" "$R/resumed/r/big.ibd"
+left=$(find "$R/resumed" -name '*.xbtmp')
+[[ -z $left ]] || fail "sshd restarted: temporaries left on the host: $left"
+grep -E "retrying|resuming" "$XB_ERR" | sed 's/^/  | /'
+roundtrip resumed "$R/resumed"
+log "case ok: sshd restarted mid-upload, resumed"
+
+# --- sshd killed in the middle of big.ibd, not restarted
 url=$(sshd_url sftp "$R/killed")
 xb_backup_bg src "$url" "${KEYS[@]}" --throttle=4 --remote-retries=1
-wait_for 30 test -e "$R/killed/r" || { xb_wait; fail "the throttled upload never reached the host"; }
-sleep 1
+wait_for 30 big_past "$R/killed" 14 || { xb_wait; fail "the throttled upload of big.ibd never passed 14 MiB"; }
 sshd_stop
 xb_wait_max 60 "backup with sshd killed"
 expect "sshd killed mid-upload" REMOTE "$(re "sftp://$SSHD_USER@127.0.0.1:$SSHD_PORT$R/killed/")[^ ]+: upload failed after [0-9.]+ (bytes|KiB|MiB): "
+assert_contains "$XB_ERR" "not resumed: cannot read its size there: " "sshd killed: why it was not resumed"
+grep -E "retrying|upload failed" "$XB_ERR" | sed 's/^/  | /'
 assert_contains "$XB_ERR" "HINT: " "sshd killed: a hint"
 [[ -e $R/killed/xtrabackup_checkpoints ]] && fail "an interrupted upload has xtrabackup_checkpoints"
 sshd_start
