@@ -11,6 +11,11 @@
  * straddle two chunks; it is then assembled in a carry buffer (the only
  * copy of page data made here), and a partial page at the very end is left
  * out (the server extends files by whole pages; redo recreates the rest).
+ *
+ * With a gate (opts->gate, see common/iogate.h) there is no read-ahead: each
+ * chunk is a whole batch, read synchronously inside the gate's read phase and
+ * written inside its write phase, so the copy threads together give the
+ * device long runs of one kind of I/O.
  */
 #include "datafile.h"
 
@@ -68,7 +73,11 @@ static int write_out(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
 {
 	if (len == 0)
 		return 0;
+	if (c->o->gate)
+		xb_iogate_enter(c->o->gate, XB_IO_WRITE);
 	int rc = xb_sink_write(c->f, buf, len, err);
+	if (c->o->gate)
+		xb_iogate_leave(c->o->gate, XB_IO_WRITE);
 	if (rc)
 		return rc;
 	c->st->bytes += len;
@@ -123,6 +132,17 @@ static int check_page(copy_ctx *c, const uint8_t *page, uint64_t off, const uint
 	if (all_zero(*use, c->psize))
 		c->st->zero_pages++;
 	return 0;
+}
+
+/* The next chunk from the reader, through the gate when there is one. */
+static int next_chunk(copy_ctx *c, const uint8_t **buf, size_t *len, uint64_t *off, xb_error *err)
+{
+	if (!c->o->gate)
+		return xb_reader_next(c->r, buf, len, off, err);
+	xb_iogate_enter(c->o->gate, XB_IO_READ);
+	int rc = xb_reader_next(c->r, buf, len, off, err);
+	xb_iogate_leave(c->o->gate, XB_IO_READ);
+	return rc;
 }
 
 /* Validate and write one chunk read at file offset off. */
@@ -250,7 +270,10 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory copying %s", src_path);
 		goto out;
 	}
-	c.r = xb_reader_open(src_path, chunk, DATAFILE_READ_DEPTH, err);
+	/* With a gate a chunk is a whole batch, read when its turn comes: read-ahead
+	 * would put reads on the device during the write phase. */
+	c.r = o->gate ? xb_reader_open_flags(src_path, chunk, 1, XB_READER_NO_AIO, err)
+		      : xb_reader_open(src_path, chunk, DATAFILE_READ_DEPTH, err);
 	if (!c.r) {
 		rc = err ? err->code : XB_E_IO_READ;
 		goto out;
@@ -261,7 +284,7 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 	const uint8_t *buf;
 	size_t len;
 	uint64_t off;
-	if ((rc = xb_reader_next(c.r, &buf, &len, &off, err)) != 0)
+	if ((rc = next_chunk(&c, &buf, &len, &off, err)) != 0)
 		goto out;
 	if (len == 0) {
 		st->deferred = true;
@@ -296,7 +319,7 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 		}
 		if ((rc = copy_chunk(&c, buf, len, off, err)) != 0)
 			goto out;
-		if ((rc = xb_reader_next(c.r, &buf, &len, &off, err)) != 0)
+		if ((rc = next_chunk(&c, &buf, &len, &off, err)) != 0)
 			goto out;
 	}
 	if (c.carry_len > 0)

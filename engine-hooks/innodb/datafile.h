@@ -35,6 +35,7 @@
 #include "common/throttle.h"
 #include "innodb/page.h"
 #include "sink/sink.h"
+#include "common/iogate.h"
 
 #define DATAFILE_DEFAULT_CHUNK ((size_t)4 << 20) /* read size */
 #define DATAFILE_DEFAULT_RETRIES 10              /* re-reads of an invalid page */
@@ -53,6 +54,7 @@ typedef struct datafile_copy_opts {
 	void (*before_reread)(void *arg, uint32_t page_no, int attempt); /* testing only: called before each re-read, NULL in production */
 	void *before_reread_arg; /* argument of before_reread */
 	bool (*should_stop)(xb_error *err); /* polled before each chunk; true (with err set) aborts the copy; NULL = never */
+	xb_iogate *gate;        /* when set: chunks are read synchronously (no read-ahead) and every read and write passes this gate; NULL = read-ahead */
 } datafile_copy_opts;
 
 typedef struct datafile_copy_stats {

@@ -300,6 +300,8 @@ int xb_reader_next(xb_reader *r, const uint8_t **buf, size_t *len, uint64_t *off
 	*len = 0;
 	if (r->out >= 0) {
 		r->slots[r->out].state = SLOT_FREE;
+		if (!r->aio && r->queued == 0)
+			r->head = r->out; /* nothing is read ahead: reuse the buffer just given back */
 		r->out = -1;
 	}
 	for (;;) {

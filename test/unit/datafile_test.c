@@ -150,12 +150,15 @@ static char *capture_end(void)
 
 /* ---- tests ---- */
 
-/* Every fixture copies byte-identically, in small and default chunks. */
+/* Every fixture copies byte-identically, in small and default chunks, and
+ * through a read/write gate (synchronous batch reads, no read-ahead). */
 static void test_copy_identical(void)
 {
-	size_t chunks[] = {65536, 0};
+	size_t chunks[] = {65536, 0, 196608};
+	xb_iogate *gate = xb_iogate_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(gate);
 	for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
-		for (size_t k = 0; k < 2; k++) {
+		for (size_t k = 0; k < 3; k++) {
 			size_t len;
 			uint8_t *want = fixture(tables[t], &len);
 			char src[64], rel[64], backup[BUF];
@@ -167,6 +170,7 @@ static void test_copy_identical(void)
 			innodb_datafile_opts_init(&o);
 			o.worker = 3;
 			o.chunk_bytes = chunks[k];
+			o.gate = k == 2 ? gate : NULL;
 			datafile_copy_stats st;
 			volatile uint64_t progress = 0;
 			xb_error err = {0};
@@ -196,11 +200,15 @@ static void test_copy_identical(void)
 			if (t == 0 && k == 1)
 				printf("\n  read mode: %s, %llu pages, %llu zero\n", st.read_mode,
 				       (unsigned long long)st.pages, (unsigned long long)st.zero_pages);
+			if (k == 2) /* a gate means no read-ahead */
+				CU_ASSERT_PTR_NOT_NULL(strstr(st.read_mode, "pread"));
 			free(log);
 			xb_sink_free(s);
 			free(want);
 		}
 	}
+	CU_ASSERT(xb_iogate_flips(gate) >= 2); /* each file was read, then written */
+	xb_iogate_free(gate);
 }
 
 static int reread_calls;
@@ -292,9 +300,11 @@ static void tear(uint8_t *data, uint32_t page, uint32_t ps)
 
 static void test_torn_page(void)
 {
-	uint32_t pages[] = {5, 0}; /* 0: page 0 itself, seen by the page-0 probe too */
+	uint32_t pages[] = {5, 0, 5}; /* 0: page 0 itself, seen by the page-0 probe too; the last through a gate */
+	xb_iogate *gate = xb_iogate_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(gate);
 	for (size_t t = 0; t < 3; t++) {
-		for (size_t k = 0; k < 2; k++) {
+		for (size_t k = 0; k < 3; k++) {
 			size_t len;
 			uint8_t *good = fixture(tables[t], &len);
 			uint32_t ps = psize_of(good);
@@ -310,6 +320,7 @@ static void test_torn_page(void)
 			datafile_copy_opts o;
 			innodb_datafile_opts_init(&o);
 			o.chunk_bytes = 65536;
+			o.gate = k == 2 ? gate : NULL;
 			o.retry_ms = 1;
 			o.before_reread = fix_torn;
 			o.before_reread_arg = &fx;
@@ -330,6 +341,7 @@ static void test_torn_page(void)
 			free(torn);
 		}
 	}
+	xb_iogate_free(gate);
 }
 
 /* A file that grows during the copy to a size that is not a page multiple

@@ -92,6 +92,9 @@ typedef struct backup_ctx {
 	double lock_seconds;           /* time under BLOCK_COMMIT */
 	bool slave_stopped;            /* --safe-slave-backup stopped the SQL thread */
 	struct xb_progress *progress;  /* progress display */
+	bool target_is_local_dir;      /* the data sink is a plain directory: no stream, no filter */
+	struct xb_iogate *iogate;      /* read/write phases of the datafile copy; NULL = read-ahead streaming */
+	size_t batch_bytes;            /* with iogate: bytes each copy thread reads and writes at a time */
 } backup_ctx;
 
 /* scan.c */

@@ -122,6 +122,7 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 		xb_info("Asked the server for a buffer-pool dump (%lld%% of the pool) into %s", pct, path);
 		struct timespec t0, now;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		useconds_t pause = 5000; /* a small pool is dumped in milliseconds: look soon, then less often */
 		for (;;) {
 			free(status);
 			status = status_value(c);
@@ -133,7 +134,9 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (now.tv_sec - t0.tv_sec >= timeout || command_interrupted(NULL))
 				break;
-			usleep(100 * 1000);
+			usleep(pause);
+			if (pause < 100 * 1000)
+				pause *= 2;
 		}
 	}
 	if (raised) {

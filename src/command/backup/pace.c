@@ -4,7 +4,8 @@
  * How fast the server's LSN advances (SHOW ENGINE INNODB STATUS) is a direct
  * measure of its write throughput. Before the datafile copy starts, that rate
  * is measured over 300 ms (the baseline: long enough to tell a busy server
- * from an idle one, short enough not to delay every backup). While copying, every second the
+ * from an idle one, short enough not to delay every backup); a server whose
+ * LSN does not move at all in the first 40 ms is idle and is not waited for. While copying, every second the
  * rate since the previous sample is compared with the baseline: when it has
  * fallen under 65% of it, the copy is slowed (the shared read limiter is set
  * to 60% of its limit, never under 8 MiB/s); when it is over 85%, the limit is
@@ -32,6 +33,7 @@
 #define MIN_MIBS 8u               /* never slower than this */
 #define START_MIBS 64u            /* first limit on a busy server */
 #define BASELINE_US 300000        /* how long the rate before the copy is measured */
+#define IDLE_PROBE_US 40000       /* no redo written in this long: idle, the copy starts at once */
 
 static double now_s(void)
 {
@@ -56,10 +58,17 @@ void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
 	double t0 = now_s();
 	if (xb_server_lsn(&c->srv, &l0, &ignore))
 		return;
-	usleep(BASELINE_US);
-	double t1 = now_s();
+	/* A server that writes no redo at all for a moment is idle: no need to
+	 * hold the copy back for the whole baseline to find that out. */
+	usleep(IDLE_PROBE_US);
 	if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
 		return;
+	if (l1 != l0) {
+		usleep(BASELINE_US - IDLE_PROBE_US);
+		if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
+			return;
+	}
+	double t1 = now_s();
 	p->baseline = (double)(l1 - l0) / (t1 - t0);
 	p->active = p->baseline >= IDLE_RATE;
 	if (p->active) {

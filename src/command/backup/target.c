@@ -146,6 +146,7 @@ int target_open(backup_ctx *c, xb_error *err)
 			xb_sink_free(c->sink);
 		c->sink = z;
 	}
+	c->target_is_local_dir = !stream && !xb_sink_remote_url(target) && !key && !xb_opt_isset(o, XB_OPT_COMPRESS);
 	memset(keybuf, 0, sizeof keybuf);
 	if (!c->sink || !c->meta_sink)
 		return err && err->code ? err->code : XB_E_INTERNAL;

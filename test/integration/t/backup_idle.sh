@@ -73,9 +73,12 @@ MASTER=$(sql src "SHOW MASTER STATUS" | awk -F'\t' '{ print $1 "\t" $2 }')
 GTID=$(sql src "SELECT @@gtid_binlog_pos")
 
 B=$T/backup
-xb_run --defaults-file="$BCNF" --backup --target-dir="$B"
+xb_run --defaults-file="$BCNF" --backup --target-dir="$B" --parallel=3
 assert_ok "$XB_RC" "$XB_ERR" "backup of an idle server"
 if [[ $XB_KIND == xtrabackup ]]; then
+    # several threads, a plain local target, nothing limiting the rate: read/write batches
+    assert_contains "$XB_ERR" "InnoDB files \\([0-9.]+ MiB\\) with 3 threads, reading and writing in turns of 64 MiB a thread" \
+        "the copy threads read and write in turns"
     # no SUPER: no buffer-pool dump, a warning that says why and what to do, still a good backup
     assert_contains "$XB_ERR" "Warning: no buffer-pool dump in this backup \(the restored server starts cold\).*SUPER.*grant the backup user SUPER for warm restores" \
         "backup log: the dump needs SUPER"
