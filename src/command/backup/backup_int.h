@@ -70,7 +70,12 @@ typedef struct pacer {
 	uint64_t prev_bytes;       /* datafile bytes copied then */
 	double best_copy;          /* fastest copy rate seen, MiB/s */
 	double last_log;           /* when pacing last logged */
+	double ratio;              /* redo rate of the last sample / baseline */
+	int slow_ticks;            /* samples in a row under the slow-down threshold */
 } pacer;
+
+/* Why pace_step changed the limit (or not). */
+typedef enum pace_why { PACE_SAME, PACE_SLOWER, PACE_FASTER, PACE_IDLE, PACE_REBASE } pace_why;
 
 typedef struct backup_ctx {
 	const xb_options *o;           /* options */
@@ -125,6 +130,10 @@ int bufpool_dump(backup_ctx *c, xb_error *err);
 /* pace.c */
 void pace_start(backup_ctx *c, pacer *p, struct xb_throttle *limiter);
 void pace_tick(backup_ctx *c, pacer *p, uint64_t server_lsn);
+/* The decision alone, for a sample at time t (seconds): the server's LSN,
+ * the datafile bytes copied so far and the current limit (MiB/s, 0 = none).
+ * Returns the new limit. No I/O: unit-tested. */
+unsigned pace_step(pacer *p, double t, uint64_t server_lsn, uint64_t copied_bytes, unsigned cap, pace_why *why);
 
 /* meta.c */
 int meta_write_binlog_info(backup_ctx *c, xb_error *err);

@@ -5,16 +5,23 @@
  * measure of its write throughput. Before the datafile copy starts, that rate
  * is measured over 300 ms (the baseline: long enough to tell a busy server
  * from an idle one, short enough not to delay every backup); a server whose
- * LSN does not move at all in the first 40 ms is idle and is not waited for. While copying, every second the
- * rate since the previous sample is compared with the baseline: when it has
- * fallen under 65% of it, the copy is slowed (the shared read limiter is set
- * to 60% of its limit, never under 8 MiB/s); when it is over 85%, the limit is
- * raised by a quarter, and dropped altogether once it is well above what the
- * copy achieves. On a busy server the copy starts at 64 MiB/s and speeds up
- * from there (slow start), so the server never takes the full blow of a copy
- * at disk speed before the pacer can react. An idle server (under 256 KiB/s of redo)
- * is never paced, so a quiet server is copied at full speed. A --throttle
- * set by the user replaces pacing.
+ * LSN does not move at all in the first 40 ms is idle and is not waited for.
+ * While copying, every half second the rate since the previous sample is
+ * compared with the baseline: when it has fallen under 65% of it, the copy is
+ * slowed (the shared read limiter is set to 60% of its limit, never under
+ * 8 MiB/s); when it is over 85%, the limit is raised by a quarter, and
+ * dropped altogether once it is well above what the copy achieves. On a busy
+ * server the copy starts at 64 MiB/s and speeds up from there (slow start),
+ * so the server never takes the full blow of a copy at disk speed before the
+ * pacer can react. An idle server (under 256 KiB/s of redo) is never paced,
+ * so a quiet server is copied at full speed.
+ *
+ * A falling redo rate is not always the copy's doing: the load may simply
+ * have ended or eased. So a server that stops writing lifts the limit, and
+ * when four slow-downs in a row have not brought the rate back, the current
+ * rate becomes the new baseline (a backup once crawled at 8 MiB/s for minutes
+ * after its write load ended). pace_step() is the decision alone, without
+ * I/O, so it is unit-tested. A --throttle set by the user replaces pacing.
  */
 #include "backup_int.h"
 
@@ -32,6 +39,7 @@
 #define SPEED_UP 0.85             /* fraction of the baseline over which it speeds up again */
 #define MIN_MIBS 8u               /* never slower than this */
 #define START_MIBS 64u            /* first limit on a busy server */
+#define REBASE_TICKS 4            /* slow-downs in a row without effect before the reference is measured anew */
 #define BASELINE_US 300000        /* how long the rate before the copy is measured */
 #define IDLE_PROBE_US 40000       /* no redo written in this long: idle, the copy starts at once */
 
@@ -82,14 +90,12 @@ void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
 	p->last_log = 0;
 }
 
-void pace_tick(backup_ctx *c, pacer *p, uint64_t lsn)
+/* What the limit should become after a sample; see pace.c's header. */
+unsigned pace_step(pacer *p, double t, uint64_t lsn, uint64_t bytes, unsigned cap, pace_why *why)
 {
-	if (!p->active || lsn < p->prev_lsn)
-		return;
-	double t = now_s();
-	if (t - p->prev_t < 0.5)
-		return;
-	uint64_t bytes = copied_bytes(c);
+	*why = PACE_SAME;
+	if (lsn < p->prev_lsn || t - p->prev_t < 0.5)
+		return cap;
 	double rate = (double)(lsn - p->prev_lsn) / (t - p->prev_t);
 	double copy = (double)(bytes - p->prev_bytes) / (t - p->prev_t) / 1048576.0; /* MiB/s */
 	p->prev_t = t;
@@ -97,30 +103,68 @@ void pace_tick(backup_ctx *c, pacer *p, uint64_t lsn)
 	p->prev_bytes = bytes;
 	if (copy > p->best_copy)
 		p->best_copy = copy;
-	unsigned cap = xb_throttle_rate(p->limiter), next = cap;
-	double ratio = rate / p->baseline;
-	if (ratio < SLOW_DOWN) {
+	p->ratio = rate / p->baseline;
+	unsigned next = cap;
+	if (rate < IDLE_RATE) {
+		/* the server has (almost) stopped writing: its work is done, not starved */
+		p->slow_ticks = 0;
+		*why = cap ? PACE_IDLE : PACE_SAME;
+		return 0;
+	}
+	if (p->ratio < SLOW_DOWN) {
+		if (++p->slow_ticks > REBASE_TICKS) {
+			/* Slower and slower copying has not brought the server's rate back:
+			 * its load changed, the copy is not what holds it down. Measure
+			 * against what it does now. */
+			p->baseline = rate;
+			p->ratio = 1.0;
+			p->slow_ticks = 0;
+			*why = PACE_REBASE;
+			return cap ? cap : MIN_MIBS;
+		}
 		double base = cap ? (double)cap : copy;
 		if (cap && copy < base)
 			base = copy; /* the limit was not the bottleneck: start from what the copy did */
 		next = (unsigned)(base * 0.6);
 		if (next < MIN_MIBS)
 			next = MIN_MIBS;
-	} else if (ratio > SPEED_UP && cap) {
-		next = (unsigned)((double)cap * 1.25) + 1;
-		if ((double)next > 2.0 * p->best_copy && p->best_copy > START_MIBS)
-			next = 0;
+	} else {
+		p->slow_ticks = 0;
+		if (p->ratio > SPEED_UP && cap) {
+			next = (unsigned)((double)cap * 1.25) + 1;
+			if ((double)next > 2.0 * p->best_copy && p->best_copy > START_MIBS)
+				next = 0;
+		}
 	}
+	if (next != cap)
+		*why = next == 0 ? PACE_FASTER : (cap == 0 || next < cap) ? PACE_SLOWER : PACE_FASTER;
+	return next;
+}
+
+void pace_tick(backup_ctx *c, pacer *p, uint64_t lsn)
+{
+	if (!p->active)
+		return;
+	double t = now_s();
+	unsigned cap = xb_throttle_rate(p->limiter);
+	pace_why why;
+	unsigned next = pace_step(p, t, lsn, copied_bytes(c), cap, &why);
+	if (why == PACE_REBASE)
+		xb_info("Pacing: the server's redo rate stayed low while the copy slowed down: its load changed; "
+			"%.1f MiB/s is the new reference", p->baseline / 1048576.0);
 	if (next == cap)
 		return;
 	xb_throttle_set_rate(p->limiter, next);
-	if (t - p->last_log >= 10.0 || (cap == 0) != (next == 0)) {
+	if (why == PACE_IDLE) {
+		xb_info("Pacing: the server has stopped writing: no limit on datafile reads");
+		p->last_log = t;
+	} else if (t - p->last_log >= 10.0 || (cap == 0) != (next == 0)) {
 		if (next)
 			xb_info("Pacing: the server's redo rate is at %.0f%% of its rate before the copy: "
-				"datafile reads limited to %u MiB/s", ratio * 100, next);
+				"datafile reads limited to %u MiB/s", p->ratio * 100, next);
 		else
 			xb_info("Pacing: the server's redo rate is back to %.0f%%: no limit on datafile reads",
-				ratio * 100);
+				p->ratio * 100);
 		p->last_log = t;
 	}
 }

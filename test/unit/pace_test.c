@@ -1,0 +1,133 @@
+/*
+ * pace_test.c - the pacing decision of --pace=auto (pace_step in
+ * src/command/backup/pace.c), fed with made-up samples of the server's LSN
+ * and of the bytes copied, half a second apart.
+ *
+ * A server suffering from the copy gets it slowed down and sped up again
+ * when it recovers; a server whose load ends lifts the limit; a load that
+ * eases on its own (the rate stays low however slow the copy gets) makes
+ * the current rate the new reference instead of holding the copy at 8 MiB/s
+ * for the rest of the backup.
+ */
+#include <CUnit/Basic.h>
+#include <string.h>
+
+#include "command/backup/backup_int.h"
+
+#define MiB 1048576.0
+
+static pacer p;
+static double t;
+static uint64_t lsn, copied;
+
+/* A pacer whose baseline was `base_mibs` MiB/s of redo. */
+static void start(double base_mibs)
+{
+	memset(&p, 0, sizeof p);
+	p.active = true;
+	p.baseline = base_mibs * MiB;
+	t = 100.0;
+	lsn = 1000000;
+	copied = 0;
+	p.prev_t = t;
+	p.prev_lsn = lsn;
+}
+
+/* Half a second later the server wrote redo at `redo_mibs` and the copy moved `copy_mibs`. */
+static unsigned sample(double redo_mibs, double copy_mibs, unsigned cap, pace_why *why)
+{
+	t += 0.5;
+	lsn += (uint64_t)(redo_mibs * MiB * 0.5);
+	copied += (uint64_t)(copy_mibs * MiB * 0.5);
+	return pace_step(&p, t, lsn, copied, cap, why);
+}
+
+static void test_suffer_and_recover(void)
+{
+	pace_why why;
+	start(10);
+	unsigned cap = sample(5, 64, 64, &why); /* 50%: slower */
+	CU_ASSERT_EQUAL(why, PACE_SLOWER);
+	CU_ASSERT_EQUAL(cap, 38);
+	cap = sample(9.5, 38, cap, &why); /* 95%: faster */
+	CU_ASSERT_EQUAL(why, PACE_FASTER);
+	CU_ASSERT_EQUAL(cap, 48);
+	CU_ASSERT_EQUAL(p.slow_ticks, 0);
+	unsigned same = sample(7.5, 48, cap, &why); /* 75%: between the thresholds */
+	CU_ASSERT_EQUAL(why, PACE_SAME);
+	CU_ASSERT_EQUAL(same, cap);
+}
+
+static void test_too_soon(void)
+{
+	pace_why why;
+	start(10);
+	t += 0.2;
+	lsn += 1000;
+	CU_ASSERT_EQUAL(pace_step(&p, t, lsn, 0, 64, &why), 64);
+	CU_ASSERT_EQUAL(why, PACE_SAME);
+}
+
+static void test_load_ends(void)
+{
+	pace_why why;
+	start(10);
+	unsigned cap = sample(0.01, 64, 64, &why);
+	CU_ASSERT_EQUAL(cap, 0);
+	CU_ASSERT_EQUAL(why, PACE_IDLE);
+	cap = sample(0, 600, cap, &why); /* stays unlimited, nothing to say */
+	CU_ASSERT_EQUAL(cap, 0);
+	CU_ASSERT_EQUAL(why, PACE_SAME);
+}
+
+static void test_load_eases(void)
+{
+	pace_why why;
+	start(20); /* measured during a burst at the start of the load */
+	unsigned cap = 64, caps[8];
+	int slower = 0;
+	for (int i = 0; i < 4; i++) {
+		cap = caps[i] = sample(6, cap, cap, &why); /* 30% whatever the copy does */
+		slower += why == PACE_SLOWER;
+	}
+	CU_ASSERT_EQUAL(slower, 4);
+	CU_ASSERT_EQUAL(caps[3], 8); /* 64 -> 38 -> 22 -> 13 -> 8 */
+	cap = sample(6, cap, cap, &why);
+	CU_ASSERT_EQUAL(why, PACE_REBASE);
+	CU_ASSERT_EQUAL(cap, 8);
+	CU_ASSERT_DOUBLE_EQUAL(p.baseline, 6 * MiB, 0.01 * MiB);
+	/* against the new reference the same rate is fine: the copy speeds up again */
+	unsigned before = cap;
+	for (int i = 0; i < 10; i++) {
+		cap = sample(6, cap, cap, &why);
+		CU_ASSERT_EQUAL(why, PACE_FASTER);
+	}
+	CU_ASSERT(cap > 8 * before);
+}
+
+static void test_limit_dropped(void)
+{
+	pace_why why;
+	start(10);
+	/* the copy ran at 100 MiB/s while capped at 200: raising the cap to 251 is pointless */
+	unsigned cap = sample(10, 100, 200, &why);
+	CU_ASSERT_EQUAL(cap, 0);
+	CU_ASSERT_EQUAL(why, PACE_FASTER);
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("pace", NULL, NULL);
+	CU_add_test(s, "a suffering server slows the copy, its recovery speeds it up", test_suffer_and_recover);
+	CU_add_test(s, "samples under half a second apart change nothing", test_too_soon);
+	CU_add_test(s, "a load that ends lifts the limit", test_load_ends);
+	CU_add_test(s, "a load that eases becomes the new reference", test_load_eases);
+	CU_add_test(s, "a limit well above the copy rate is dropped", test_limit_dropped);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
