@@ -1,0 +1,157 @@
+/*
+ * recv_test.c - splitting mini-transactions into per-page entries and the
+ * multi-batch look-ahead (engine-hooks/innodb/recv.c), on hand-encoded 10.8
+ * redo records.
+ *
+ * The look-ahead is what lets a batch leave out pages that a FREE_PAGE or
+ * INIT_PAGE later in the log rebuilds anyway. It may be gathered by two
+ * threads over two halves of the log: recv_append_later() folds the second
+ * half's notes into the first's, the later fact winning for a page (the
+ * newest FREE/INIT LSN) and for a tablespace (a FILE_CREATE after a
+ * FILE_DELETE revives it; no file record in the second half keeps the
+ * first half's verdict).
+ */
+#include <CUnit/Basic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "innodb/recv.h"
+
+/* WRITE of two bytes at offset 100 of page (space, page): type 0x30, 5 bytes follow */
+static size_t rec_write(uint8_t *p, uint8_t space, uint8_t page)
+{
+	const uint8_t r[] = {0x35, space, page, 100, 0xAA, 0xBB};
+	memcpy(p, r, sizeof r);
+	return sizeof r;
+}
+
+/* FREE_PAGE (0x00) or INIT_PAGE (0x10) of (space, page) */
+static size_t rec_page_op(uint8_t *p, uint8_t type, uint8_t space, uint8_t page)
+{
+	p[0] = (uint8_t)(type | 2);
+	p[1] = space;
+	p[2] = page;
+	return 3;
+}
+
+/* FILE_CREATE (0x80) or FILE_DELETE (0x90) of space with the name "d/t.ibd" */
+static size_t rec_file(uint8_t *p, uint8_t type, uint8_t space)
+{
+	const char *name = "d/t.ibd";
+	size_t n = strlen(name);
+	p[0] = (uint8_t)(type | (2 + n));
+	p[1] = space;
+	p[2] = 0;
+	memcpy(p + 3, name, n);
+	return 3 + n;
+}
+
+static void test_split_per_page(void)
+{
+	recv r;
+	CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
+	uint8_t m[64];
+	size_t n = rec_write(m, 5, 4);
+	n += rec_write(m + n, 5, 3);
+	n += rec_write(m + n, 5, 4);
+	char why[160] = "";
+	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1000 + n + 5, why, sizeof why), 0);
+	size_t np = 0;
+	recv_page **pg = recv_sorted_pages(&r, &np);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	CU_ASSERT_EQUAL_FATAL(np, 2);
+	CU_ASSERT_EQUAL(pg[0]->page_no, 3);
+	CU_ASSERT_EQUAL(pg[1]->page_no, 4);
+	/* page 4 got both of its records in one entry, in log order */
+	CU_ASSERT_EQUAL(pg[1]->n_entries, 1);
+	CU_ASSERT_EQUAL(pg[1]->first->len, 12);
+	CU_ASSERT_EQUAL(memcmp(pg[1]->first->recs, m, 6), 0);
+	CU_ASSERT_EQUAL(memcmp(pg[1]->first->recs + 6, m + 12, 6), 0);
+	CU_ASSERT_EQUAL(pg[0]->first->start_lsn, 1000);
+	free(pg);
+	/* a FREE_PAGE in a later mtr discards what the page had in this batch */
+	n = rec_page_op(m, 0x00, 5, 3);
+	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 2000, 2008, why, sizeof why), 0);
+	pg = recv_sorted_pages(&r, &np);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	CU_ASSERT_EQUAL(pg[0]->init_lsn, 2000);
+	CU_ASSERT_EQUAL(pg[0]->n_entries, 1); /* only the FREE_PAGE entry */
+	free(pg);
+	recv_free(&r);
+}
+
+/* A batch of pages (5,3) (5,4) (5,6) ending at LSN 1100; the rest of the log,
+ * in two halves, frees (5,3) at 2000 (first half) and rebuilds (5,4) at 3000
+ * (second half). */
+static void test_lookahead_in_two_halves(void)
+{
+	for (int fold = 0; fold < 2; fold++) {
+		recv r, a, b;
+		CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
+		CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(recv_init(&b, 0), 0);
+		uint8_t m[128];
+		char why[160] = "";
+		size_t n = rec_write(m, 5, 3);
+		n += rec_write(m + n, 5, 4);
+		n += rec_write(m + n, 5, 6);
+		CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
+
+		/* (a file record after a page record would read as a same-page
+		 * record: file operations come in mtrs of their own) */
+		n = rec_page_op(m, 0x00, 5, 3);
+		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2000), 0);
+		n = rec_file(m, 0x90, 9);       /* space 9 dropped ... */
+		n += rec_file(m + n, 0x90, 10); /* space 10 dropped for good */
+		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2100), 0);
+		n = rec_page_op(m, 0x10, 5, 4);
+		n += rec_page_op(m + n, 0x10, 5, 3);
+		CU_ASSERT_EQUAL(recv_note_later(&b, m, (uint32_t)n, 3000), 0);
+		n = rec_file(m, 0x80, 9); /* ... and created again */
+		CU_ASSERT_EQUAL(recv_note_later(&b, m, (uint32_t)n, 3100), 0);
+		n = rec_write(m, 10, 1); /* the second half knows space 10, but of no file operation */
+		CU_ASSERT_EQUAL(recv_note_later(&b, m, (uint32_t)n, 3200), 0);
+
+		if (fold)
+			CU_ASSERT_EQUAL(recv_append_later(&a, &b), 0);
+		CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
+		size_t dropped = recv_drop_superseded(&r);
+		recv_space *s9 = recv_space_find(&r, 9), *s10 = recv_space_find(&r, 10);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s9);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s10);
+		CU_ASSERT_TRUE(s10->later_deleted);
+		if (fold) {
+			CU_ASSERT_EQUAL(dropped, 2); /* (5,3) and (5,4); (5,6) stays */
+			CU_ASSERT_FALSE(s9->later_deleted);
+			CU_ASSERT_EQUAL(r.n_later, 2);
+		} else {
+			CU_ASSERT_EQUAL(dropped, 1); /* the second half unseen: only (5,3) */
+			CU_ASSERT_TRUE(s9->later_deleted);
+		}
+		size_t np = 0;
+		recv_page **pg = recv_sorted_pages(&r, &np);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+		size_t with_entries = 0;
+		for (size_t i = 0; i < np; i++)
+			with_entries += pg[i]->first != NULL;
+		CU_ASSERT_EQUAL(with_entries, fold ? 1 : 2);
+		free(pg);
+		recv_free(&r);
+		recv_free(&a);
+		recv_free(&b);
+	}
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	CU_pSuite s = CU_add_suite("recv", NULL, NULL);
+	CU_add_test(s, "records split per page, FREE_PAGE discards", test_split_per_page);
+	CU_add_test(s, "look-ahead gathered in two halves", test_lookahead_in_two_halves);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
