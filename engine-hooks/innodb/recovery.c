@@ -166,63 +166,30 @@ static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_sta
 	return rc;
 }
 
-/* The verifier: threads that read the whole log ahead of the parser, check
- * every mini-transaction completely (framing, CRC-32C, record rules), check
- * that the log reaches the end xtrabackup_checkpoints promises, and note the
- * FREE_PAGE/INIT_PAGE/TRIM_PAGES records and file operations that
- * multi-batch recovery needs to know in advance. The parser then skips the
- * CRC of everything verified, and nothing is applied before the whole log
- * is verified without error.
- *
- * A long log is verified by two threads at once: the second starts at an mtr
- * boundary found near the middle (the first offset from which three mtrs in
- * a row parse with a good CRC). That guess is only trusted once the first
- * thread, verifying from the checkpoint, lands exactly on it; if it steps
- * over it, the guess was wrong: the first thread carries on to the end and
- * the second one's findings are thrown away. So the verdict is always that
- * of an unbroken walk from the checkpoint. */
-typedef struct vseg {
-	logrd l;                       /* its own window over the same file */
-	recv notes;                    /* only the look-ahead tables are used */
+/* The verifier: a second thread that reads the whole log ahead of the
+ * parser, checks every mini-transaction completely (framing, CRC-32C,
+ * record rules), checks that the log reaches the end xtrabackup_checkpoints
+ * promises, and notes the FREE_PAGE/INIT_PAGE/TRIM_PAGES records and file
+ * operations that multi-batch recovery needs to know in advance. The parser
+ * then skips the CRC of everything below verified_lsn, and nothing is
+ * applied before the verifier has finished without error. */
+typedef struct verifier {
+	logrd l;                      /* its own window over the same file */
+	recv notes;                   /* only the look-ahead tables are used */
 	const recovery_opts *o;
-	uint64_t start_lsn;            /* first mtr it checks */
-	_Atomic uint64_t stop_lsn;     /* stop on reaching this LSN exactly (0: go to the end) */
-	_Atomic uint64_t verified_lsn; /* every mtr from start_lsn ending at or below is checked */
-	_Atomic bool reached_stop;     /* it landed on stop_lsn */
-	_Atomic bool cancel;           /* its result is not wanted: stop now */
-	bool overran;                  /* it stepped over stop_lsn: the split was no boundary */
+	_Atomic uint64_t verified_lsn; /* every mtr ending at or below is checked */
 	uint64_t end_lsn, mtrs, ns;
 	int rc;
 	xb_error err;
 	pthread_t tid;
 	bool started;
-} vseg;
-
-typedef struct verifier {
-	vseg seg[2];
-	int n;                        /* segments started: 1, or 2 when split */
-	uint64_t split_lsn;           /* where seg[1] starts */
 } verifier;
-
-#define SPLIT_MIN_LOG (64u << 20) /* shorter logs are verified by one thread */
-#define SPLIT_SEARCH (64u << 10)  /* offsets tried for an mtr boundary */
 
 static void *verify_main(void *arg)
 {
-	vseg *v = arg;
-	uint64_t t = now_ns(), io = 0, lsn = v->start_lsn;
+	verifier *v = arg;
+	uint64_t t = now_ns(), io = 0, lsn = v->l.buf_lsn;
 	for (;;) {
-		if (atomic_load(&v->cancel))
-			break;
-		uint64_t stop = atomic_load(&v->stop_lsn);
-		if (stop && lsn >= stop) {
-			if (lsn == stop) {
-				atomic_store(&v->reached_stop, true);
-				break;
-			}
-			v->overran = true; /* the split was no boundary: verify the rest alone */
-			atomic_store(&v->stop_lsn, 0);
-		}
 		if ((v->rc = log_fill(&v->l, &io, &v->err)))
 			break;
 		redo_mtr m;
@@ -256,53 +223,14 @@ static void *verify_main(void *arg)
 	return NULL;
 }
 
-/* An mtr boundary at or after lsn, within SPLIT_SEARCH bytes: the first
- * offset from which three mtrs in a row parse completely. 0 if none. */
-static uint64_t find_boundary(const logrd *l, uint64_t lsn)
+static int verifier_start(verifier *v, const logrd *l, const recovery_opts *o, xb_error *err)
 {
-	size_t want = SPLIT_SEARCH + 4 * (size_t)REDO_MTR_SIZE_MAX;
-	if (lsn + want > l->file_end_lsn)
-		return 0;
-	uint8_t *b = malloc(want);
-	if (!b)
-		return 0;
-	off_t off = (off_t)redo_lsn_to_offset(lsn, l->info.hdr.first_lsn, l->info.capacity);
-	size_t have = 0;
-	while (have < want) {
-		ssize_t k = pread(l->fd, b + have, want - have, off + (off_t)have);
-		if (k <= 0)
-			break;
-		have += (size_t)k;
-	}
-	uint64_t found = 0;
-	for (size_t p = 0; p < SPLIT_SEARCH && p < have && !found; p++) {
-		size_t q = p;
-		int good = 0;
-		while (good < 3) {
-			redo_mtr m;
-			if (redo_parse_mtr(b + q, have - q, lsn + q, l->info.hdr.first_lsn, l->info.capacity, false, &m,
-					   NULL, NULL) != REDO_MTR_OK)
-				break;
-			q += m.len;
-			good++;
-		}
-		if (good == 3)
-			found = lsn + p;
-	}
-	free(b);
-	return found;
-}
-
-static int vseg_start(vseg *v, const logrd *l, const recovery_opts *o, uint64_t from, xb_error *err)
-{
+	memset(v, 0, sizeof *v);
 	v->l = *l;
 	v->o = o;
-	v->start_lsn = from;
-	atomic_store(&v->verified_lsn, from);
 	v->l.buf = malloc(WINDOW);
 	if (!v->l.buf || recv_init(&v->notes, 0))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	v->l.buf_lsn = from;
 	v->l.have = v->l.pos = 0;
 	if (pthread_create(&v->tid, NULL, verify_main, v))
 		return xb_err_set(err, XB_E_INTERNAL, "cannot start a thread");
@@ -310,82 +238,36 @@ static int vseg_start(vseg *v, const logrd *l, const recovery_opts *o, uint64_t 
 	return 0;
 }
 
-static int verifier_start(verifier *v, const logrd *l, const recovery_opts *o, xb_error *err)
-{
-	memset(v, 0, sizeof *v);
-	uint64_t cp = l->info.cp.checkpoint_lsn;
-	if (o->threads >= 2 && l->file_end_lsn - cp >= SPLIT_MIN_LOG)
-		v->split_lsn = find_boundary(l, cp + (l->file_end_lsn - cp) / 2);
-	if (v->split_lsn)
-		atomic_store(&v->seg[0].stop_lsn, v->split_lsn);
-	v->n = 1;
-	int rc = vseg_start(&v->seg[0], l, o, cp, err);
-	if (!rc && v->split_lsn) {
-		v->n = 2;
-		rc = vseg_start(&v->seg[1], l, o, v->split_lsn, err);
-	}
-	return rc;
-}
-
-/* Every mtr ending at or below the result is verified. */
-static uint64_t verified_upto(verifier *v)
-{
-	uint64_t a = atomic_load(&v->seg[0].verified_lsn);
-	if (v->n < 2 || !atomic_load(&v->seg[0].reached_stop))
-		return a;
-	return atomic_load(&v->seg[1].verified_lsn);
-}
-
-static void vseg_join(vseg *v)
-{
-	if (v->started) {
-		pthread_join(v->tid, NULL);
-		v->started = false;
-	}
-}
-
 /* Wait for the verifier; hand its notes to r. */
 static int verifier_join(verifier *v, recv *r, recovery_stats *st, xb_error *err)
 {
-	if (!v->seg[0].started)
+	if (!v->started)
 		return 0;
 	uint64_t t = now_ns();
-	vseg *a = &v->seg[0], *b = &v->seg[1];
-	vseg_join(a);
-	/* the second segment counts only if the first landed on its start */
-	bool use_b = v->n == 2 && !a->rc && atomic_load(&a->reached_stop);
-	if (v->n == 2 && !use_b)
-		atomic_store(&b->cancel, true);
-	vseg_join(b);
+	pthread_join(v->tid, NULL);
+	v->started = false;
 	st->ns_lookahead = now_ns() - t; /* what the parser waited for it */
-	vseg *last = use_b ? b : a;
-	if (a->rc || last->rc) {
-		*err = a->rc ? a->err : b->err;
-		return a->rc ? a->rc : b->rc;
+	if (v->rc) {
+		*err = v->err;
+		return v->rc;
 	}
-	if (use_b && recv_append_later(&a->notes, &b->notes))
+	if (recv_merge_later(r, &v->notes))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	if (recv_merge_later(r, &a->notes))
-		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	uint64_t ns = a->ns > (use_b ? b->ns : 0) ? a->ns : b->ns;
-	xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s by %d thread%s, in parallel with "
-		"parsing; %zu pages are freed or rebuilt somewhere in it",
-		(unsigned long long)last->end_lsn, (unsigned long long)(a->mtrs + (use_b ? b->mtrs : 0)),
-		(double)ns / 1e9, use_b ? 2 : 1, use_b ? "s" : "", r->n_later);
-	if (v->n == 2 && !use_b && a->overran)
-		xb_info("the log was split for verification at LSN %llu, which is not an mtr boundary: "
-			"verified by one thread", (unsigned long long)v->split_lsn);
+	xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s, in parallel with parsing; "
+		"%zu pages are freed or rebuilt somewhere in it",
+		(unsigned long long)v->end_lsn, (unsigned long long)v->mtrs, (double)v->ns / 1e9, r->n_later);
 	return 0;
 }
 
 static void verifier_free(verifier *v)
 {
-	for (int i = 0; i < 2; i++) {
-		vseg_join(&v->seg[i]);
-		free(v->seg[i].l.buf);
-		v->seg[i].l.buf = NULL;
-		recv_free(&v->seg[i].notes);
+	if (v->started) {
+		pthread_join(v->tid, NULL);
+		v->started = false;
 	}
+	free(v->l.buf);
+	v->l.buf = NULL;
+	recv_free(&v->notes);
 }
 
 /* Parse the whole log, applying a batch whenever the collector is full.
@@ -400,7 +282,7 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 		if (rc)
 			return rc;
 		redo_mtr m;
-		bool checked = verified_upto(v) > lsn;
+		bool checked = atomic_load(&v->verified_lsn) > lsn;
 		int s = redo_frame_mtr(l->buf + l->pos, l->have - l->pos, lsn, l->info.hdr.first_lsn, l->info.capacity,
 				       false, !checked, &m);
 		if (s == REDO_MTR_NEED_MORE && l->buf_lsn + l->have < l->file_end_lsn)
@@ -519,8 +401,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	spaces sp;
 	memset(&sp, 0, sizeof sp);
 	xb_progress *prog = NULL;
-	/* the parser's window, the two verifier threads' windows, the apply threads' page runs */
-	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + 3 * WINDOW;
+	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + 2 * WINDOW; /* + the verifier */
 	/* what the program itself holds (code, libraries, stacks) besides the records and buffers */
 	size_t base = 12u << 20;
 	st->budget = o->use_memory > io + base + (4u << 20) ? o->use_memory - io - base : (4u << 20);

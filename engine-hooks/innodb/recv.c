@@ -612,7 +612,6 @@ static int later_file_record(recv *r, const uint8_t *m, const rec_hdr *h)
 	recv_space *s = space_get(r, h->space);
 	if (!s)
 		return -1;
-	s->later_file_op = true;
 	if (type == 0x90)
 		s->later_deleted = true;
 	else if (type == 0x80)
@@ -669,46 +668,16 @@ size_t recv_drop_superseded(recv *r)
 		if (!p->first)
 			continue;
 		const recv_space *s = recv_space_find(r, p->space_id);
-		if (later_get(r, p->space_id, p->page_no) > r->batch_end_lsn ||
-		    (s && s->later_trim_lsn > r->batch_end_lsn)) {
+		/* a later record's LSN is the start of its mtr: the mtr right after
+		 * this batch starts at batch_end_lsn, and it is later too */
+		if (later_get(r, p->space_id, p->page_no) >= r->batch_end_lsn ||
+		    (s && s->later_trim_lsn >= r->batch_end_lsn)) {
 			p->first = p->last = NULL;
 			p->n_entries = 0;
 			dropped++;
 		}
 	}
 	return dropped;
-}
-
-int recv_append_later(recv *dst, recv *src)
-{
-	for (size_t i = 0; i < src->cap_later; i++) {
-		const struct recv_later *e = &src->later[i];
-		if (e->lsn && later_put(dst, e->space_id, e->page_no, e->lsn))
-			return -1;
-	}
-	for (size_t i = 0; i < src->cap_spaces; i++) {
-		recv_space *a = &src->spaces[i];
-		if (!a->used)
-			continue;
-		recv_space *b = space_get(dst, a->space_id);
-		if (!b)
-			return -1;
-		if (a->later_trim_lsn)
-			b->later_trim_lsn = a->later_trim_lsn;
-		if (a->later_file_op) {
-			b->later_file_op = true;
-			b->later_deleted = a->later_deleted;
-		}
-		b->later_records |= a->later_records;
-		if (!b->first_lsn)
-			b->first_lsn = a->first_lsn;
-		if (a->later_name) {
-			free(b->later_name);
-			b->later_name = a->later_name;
-			a->later_name = NULL;
-		}
-	}
-	return 0;
 }
 
 int recv_merge_later(recv *dst, recv *src)
@@ -728,7 +697,6 @@ int recv_merge_later(recv *dst, recv *src)
 			return -1;
 		b->later_trim_lsn = a->later_trim_lsn;
 		b->later_deleted = a->later_deleted;
-		b->later_file_op = a->later_file_op;
 		b->later_records = a->later_records;
 		if (!b->first_lsn)
 			b->first_lsn = a->first_lsn;

@@ -72,7 +72,6 @@ typedef struct recv_space {
 	bool later_deleted;    /* the look-ahead scan saw a FILE_DELETE */
 	bool later_records;    /* the look-ahead scan saw page records for it */
 	char *later_name;      /* its last name in the whole log (look-ahead), NULL when not renamed/named later */
-	bool later_file_op;    /* the look-ahead scan saw a FILE_ record for it */
 	bool used;             /* slot in use (internal) */
 } recv_space;
 
@@ -148,11 +147,6 @@ int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_l
 /* Move what recv_note_later() gathered in src (a collector used only for
  * that, by another thread) into dst. Returns -1 when out of memory. */
 int recv_merge_later(recv *dst, recv *src);
-
-/* Fold into dst what recv_note_later() gathered in src from the part of the
- * log that follows dst's part (the look-ahead split over two threads): where
- * both know something, src's is the later fact. Returns -1 when out of memory. */
-int recv_append_later(recv *dst, recv *src);
 
 /* Drop the superseded entries of the current batch; returns how many pages lost their entries. */
 size_t recv_drop_superseded(recv *r);

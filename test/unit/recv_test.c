@@ -4,12 +4,9 @@
  * redo records.
  *
  * The look-ahead is what lets a batch leave out pages that a FREE_PAGE or
- * INIT_PAGE later in the log rebuilds anyway. It may be gathered by two
- * threads over two halves of the log: recv_append_later() folds the second
- * half's notes into the first's, the later fact winning for a page (the
- * newest FREE/INIT LSN) and for a tablespace (a FILE_CREATE after a
- * FILE_DELETE revives it; no file record in the second half keeps the
- * first half's verdict).
+ * INIT_PAGE later in the log rebuilds anyway: the newest FREE/INIT LSN of a
+ * page wins, a FILE_CREATE after a FILE_DELETE revives a tablespace, and a
+ * page freed by the very mtr after the batch is left out too.
  */
 #include <CUnit/Basic.h>
 #include <stdlib.h>
@@ -80,9 +77,10 @@ static void test_split_per_page(void)
 	recv_free(&r);
 }
 
-/* A batch of pages (5,3) (5,4) (5,6) ending at LSN 1100; the rest of the log,
- * in two halves, frees (5,3) at 2000 (first half) and rebuilds (5,4) at 3000
- * (second half). */
+/* A batch of pages (5,3) (5,4) (5,6) ending at LSN 1100; the rest of the log
+ * frees (5,3) at 2000 and rebuilds (5,4) at 3000. With fold = 0 the
+ * look-ahead sees only the part up to 2100 (the rest goes to another
+ * collector that is never merged): (5,4) then stays in the batch. */
 static void test_lookahead_in_two_halves(void)
 {
 	for (int fold = 0; fold < 2; fold++) {
@@ -106,14 +104,12 @@ static void test_lookahead_in_two_halves(void)
 		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2100), 0);
 		n = rec_page_op(m, 0x10, 5, 4);
 		n += rec_page_op(m + n, 0x10, 5, 3);
-		CU_ASSERT_EQUAL(recv_note_later(&b, m, (uint32_t)n, 3000), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3000), 0);
 		n = rec_file(m, 0x80, 9); /* ... and created again */
-		CU_ASSERT_EQUAL(recv_note_later(&b, m, (uint32_t)n, 3100), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3100), 0);
 		n = rec_write(m, 10, 1); /* the second half knows space 10, but of no file operation */
-		CU_ASSERT_EQUAL(recv_note_later(&b, m, (uint32_t)n, 3200), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3200), 0);
 
-		if (fold)
-			CU_ASSERT_EQUAL(recv_append_later(&a, &b), 0);
 		CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
 		size_t dropped = recv_drop_superseded(&r);
 		recv_space *s9 = recv_space_find(&r, 9), *s10 = recv_space_find(&r, 10);
@@ -142,13 +138,40 @@ static void test_lookahead_in_two_halves(void)
 	}
 }
 
+/* The mtr right after a batch starts at the batch's end LSN: a FREE_PAGE
+ * there is later than the batch, and the page is left out of it. */
+static void test_free_right_after_batch(void)
+{
+	recv r, a;
+	CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
+	uint8_t m[64];
+	char why[160] = "";
+	size_t n = rec_write(m, 0, 19);
+	n += rec_write(m + n, 0, 20);
+	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
+	n = rec_page_op(m, 0x00, 0, 19); /* page 19 freed by the next mtr, at LSN 1100 */
+	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1100), 0);
+	CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
+	CU_ASSERT_EQUAL(recv_drop_superseded(&r), 1);
+	size_t np = 0;
+	recv_page **pg = recv_sorted_pages(&r, &np);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	for (size_t i = 0; i < np; i++)
+		CU_ASSERT_EQUAL(pg[i]->first != NULL, pg[i]->page_no == 20);
+	free(pg);
+	recv_free(&r);
+	recv_free(&a);
+}
+
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	CU_pSuite s = CU_add_suite("recv", NULL, NULL);
 	CU_add_test(s, "records split per page, FREE_PAGE discards", test_split_per_page);
-	CU_add_test(s, "look-ahead gathered in two halves", test_lookahead_in_two_halves);
+	CU_add_test(s, "look-ahead over the rest of the log", test_lookahead_in_two_halves);
+	CU_add_test(s, "a page freed right after the batch is left out", test_free_right_after_batch);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
