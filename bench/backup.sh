@@ -5,8 +5,7 @@
 # not, so it is also timed followed by `sync -f` of its target (like for like).
 #
 # Builds a sysbench dataset (SIZE_GB, default 3) on a throwaway server, measures the
-# disk's sequential read bandwidth with fio (direct I/O, 1 MiB blocks, reading the
-# datadir's .ibd files in place), then times,
+# disk's sequential read bandwidth with fio (direct I/O, 1 MiB blocks), then times,
 # alternating and with the page cache dropped before each run: our --backup with
 # --parallel=4 and 1, mariabackup with the same, and `cp -a` of the datadir. Prints
 # MB/s of datadir bytes, ratios, peak RSS, and the throughput a 4-thread sysbench
@@ -39,19 +38,14 @@ log "datadir: $((BYTES / 1048576)) MiB"
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
 
-# The disk is measured on the datadir's own files, read in place: a file fio writes
-# first and reads back at once can be served from the hypervisor's cache (this
-# measured 765 to 1396 MB/s at queue depth 1 on the same VM), while the backups
-# read the datadir as it lies.
-log "disk sequential read bandwidth (fio, direct, 1 MiB, queue depth 1 and 8, the datadir's .ibd files in place)"
-FIO_FILES=$(find "$DATA" -name '*.ibd' -size +64M | sort | tr '\n' ':' | sed 's/:$//')
-[[ -n $FIO_FILES ]] || fail "no .ibd file over 64 MiB in $DATA to measure the disk with"
+log "disk sequential read bandwidth (fio, direct, 1 MiB, queue depth 1 and 8)"
 fio_read() { # iodepth
-  fio --name=seqread --filename="$FIO_FILES" --file_service_type=sequential --readonly --bs=1M --rw=read \
-      --direct=1 --ioengine=libaio --iodepth="$1" --output-format=terse --terse-version=3 2>/dev/null | cut -d';' -f7   # KB/s
+  fio --name=seqread --filename="$T/fio.dat" --size=2G --bs=1M --rw=read --direct=1 --ioengine=libaio \
+      --iodepth="$1" --output-format=terse --terse-version=3 2>/dev/null | cut -d';' -f7   # KB/s
 }
 drop_caches; DISK_KBS=$(fio_read 1)
 drop_caches; DISK8_KBS=$(fio_read 8)
+rm -f "$T/fio.dat"
 # "the disk's sequential read bandwidth": one sequential stream (queue depth 1), like dd or cp
 DISK_MBS=$(awk -v k="$DISK_KBS" 'BEGIN{printf "%.0f", k*1024/1e6}')
 DISK8_MBS=$(awk -v k="$DISK8_KBS" 'BEGIN{printf "%.0f", k*1024/1e6}')
