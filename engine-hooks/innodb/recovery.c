@@ -142,30 +142,6 @@ static int log_end(const logrd *l, const recovery_opts *o, uint64_t lsn, const c
 	return 0;
 }
 
-static int apply_batch(recv *r, spaces *sp, const recovery_opts *o, recovery_stats *st, volatile uint64_t *prog,
-		       xb_error *err)
-{
-	if (!r->n_pages && !r->batch_mtrs)
-		return 0;
-	recover_opts ro = {.threads = o->threads,
-			   .compression_level = o->compression_level,
-			   .progress = prog,
-			   .should_stop = o->should_stop,
-			   .check_first = st->batches == 0};
-	uint64_t t = now_ns();
-	size_t later = recv_drop_superseded(r);
-	if (later)
-		xb_info("%zu pages of this batch are freed or rebuilt later in the log: not applied now", later);
-	xb_info("applying batch %llu: LSN %llu to %llu, %zu pages, %.1f MiB of records", (unsigned long long)st->batches + 1,
-		(unsigned long long)r->batch_first_lsn, (unsigned long long)r->batch_end_lsn, r->n_pages,
-		(double)recv_bytes(r) / 1048576.0);
-	int rc = recover_batch(r, sp, &ro, &st->apply, err);
-	st->ns_apply_wall += now_ns() - t;
-	st->batches++;
-	recv_batch_reset(r);
-	return rc;
-}
-
 /* The verifier: a second thread that reads the whole log ahead of the
  * parser, checks every mini-transaction completely (framing, CRC-32C,
  * record rules), checks that the log reaches the end xtrabackup_checkpoints
@@ -178,6 +154,7 @@ typedef struct verifier {
 	recv notes;                   /* only the look-ahead tables are used */
 	const recovery_opts *o;
 	_Atomic uint64_t verified_lsn; /* every mtr ending at or below is checked */
+	_Atomic bool finished;         /* verify_main has returned (joined or not) */
 	uint64_t end_lsn, mtrs, ns;
 	int rc;
 	xb_error err;
@@ -193,22 +170,25 @@ static void *verify_main(void *arg)
 		if ((v->rc = log_fill(&v->l, &io, &v->err)))
 			break;
 		redo_mtr m;
-		int s = redo_parse_mtr(v->l.buf + v->l.pos, v->l.have - v->l.pos, lsn, v->l.info.hdr.first_lsn,
-				       v->l.info.capacity, false, &m, NULL, NULL);
-		if (s == REDO_MTR_CORRUPT) {
-			xb_err_set(&v->err, XB_E_REDO_CORRUPT, "%s: malformed mini-transaction at LSN %llu: %s",
-				   v->l.path, (unsigned long long)lsn, m.why);
-			v->rc = xb_err_hint(&v->err, "the redo copy is damaged; take a new backup");
-			break;
-		}
+		int s = redo_frame_mtr(v->l.buf + v->l.pos, v->l.have - v->l.pos, lsn, v->l.info.hdr.first_lsn,
+				       v->l.info.capacity, false, true, &m);
 		if (s != REDO_MTR_OK) {
 			v->l.found_checkpoint = true; /* checked by the parser */
 			v->rc = log_end(&v->l, v->o, lsn,
 					s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction", &v->err);
 			break;
 		}
-		if (recv_note_later(&v->notes, v->l.buf + v->l.pos, m.records_len, lsn)) {
-			v->rc = xb_err_set(&v->err, XB_E_INTERNAL, "out of memory");
+		/* one walk checks the records and notes what later batches need */
+		char why[200];
+		int n = recv_note_later(&v->notes, v->l.buf + v->l.pos, m.records_len, lsn, why, sizeof why);
+		if (n < 0) {
+			v->rc = xb_err_set(&v->err, XB_E_INTERNAL, "%s", why);
+			break;
+		}
+		if (n > 0) {
+			xb_err_set(&v->err, XB_E_REDO_CORRUPT, "%s: malformed mini-transaction at LSN %llu: %s",
+				   v->l.path, (unsigned long long)lsn, why);
+			v->rc = xb_err_hint(&v->err, "the redo copy is damaged; take a new backup");
 			break;
 		}
 		v->l.pos += m.len;
@@ -220,6 +200,7 @@ static void *verify_main(void *arg)
 		atomic_store(&v->verified_lsn, lsn);
 	v->end_lsn = lsn;
 	v->ns = now_ns() - t;
+	atomic_store(&v->finished, true);
 	return NULL;
 }
 
@@ -270,10 +251,157 @@ static void verifier_free(verifier *v)
 	recv_free(&v->notes);
 }
 
-/* Parse the whole log, applying a batch whenever the collector is full.
- * Nothing is applied before the verifier has checked the whole log. */
-static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o, recovery_stats *st,
-			   verifier *v, volatile uint64_t *prog, xb_error *err)
+/* The applier: batches are applied on their own thread, one at a time and
+ * in log order, while the parser collects the next one. A full batch is
+ * detached from the collector (recv_detach_batch) and waits as "pending"
+ * until the verifier has checked the whole log and the previous batch is
+ * applied; the memory of the pending and the running batch counts against
+ * the budget (recv.reserved), so the parser stops when both together with
+ * its own reach it. A batch is detached at half the budget, so that the two
+ * halves alternate. */
+typedef struct applier {
+	recv *pending;          /* detached, not started */
+	size_t pending_bytes;
+	recv *running;          /* being applied by the thread */
+	size_t running_bytes;
+	pthread_t tid;
+	_Atomic bool done;      /* the thread has finished running */
+	uint64_t started;       /* batches started so far */
+	bool verified;          /* the verifier was joined without error */
+	spaces *sp;
+	const recovery_opts *o;
+	recovery_stats *st;
+	volatile uint64_t *prog;
+	int rc;                 /* the first failed batch's error */
+	xb_error err;
+} applier;
+
+static void *applier_main(void *arg)
+{
+	applier *a = arg;
+	recover_opts ro = {.threads = a->o->threads,
+			   .compression_level = a->o->compression_level,
+			   .progress = a->prog,
+			   .should_stop = a->o->should_stop,
+			   .check_first = a->started == 1};
+	uint64_t t = now_ns();
+	a->rc = recover_batch(a->running, a->sp, &ro, &a->st->apply, &a->err);
+	a->st->ns_apply_wall += now_ns() - t;
+	atomic_store(&a->done, true);
+	return NULL;
+}
+
+/* Wait for the running batch (if any) and free it. */
+static int applier_join(applier *a, recv *r)
+{
+	if (!a->running)
+		return 0;
+	uint64_t t = now_ns();
+	pthread_join(a->tid, NULL);
+	a->st->ns_wait_apply += now_ns() - t;
+	recv_free(a->running);
+	free(a->running);
+	a->running = NULL;
+	r->reserved -= a->running_bytes;
+	a->running_bytes = 0;
+	return a->rc;
+}
+
+/* Start the pending batch on the applier thread (the verifier is joined and nothing runs). */
+static int applier_start(applier *a, recv *r, xb_error *err)
+{
+	recv *b = a->pending;
+	a->pending = NULL;
+	a->running = b;
+	a->running_bytes = a->pending_bytes;
+	a->pending_bytes = 0;
+	if (recv_refresh_later(b, r))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	size_t later = recv_drop_superseded(b, r);
+	if (later)
+		xb_info("%zu pages of this batch are freed or rebuilt later in the log: not applied now", later);
+	a->started++;
+	a->st->batches = a->started;
+	xb_info("applying batch %llu: LSN %llu to %llu, %zu pages, %.1f MiB of records", (unsigned long long)a->started,
+		(unsigned long long)b->batch_first_lsn, (unsigned long long)b->batch_end_lsn, b->n_pages,
+		(double)a->running_bytes / 1048576.0);
+	atomic_store(&a->done, false);
+	if (pthread_create(&a->tid, NULL, applier_main, a)) {
+		recv_free(b);
+		free(b);
+		a->running = NULL;
+		r->reserved -= a->running_bytes;
+		a->running_bytes = 0;
+		return xb_err_set(err, XB_E_INTERNAL, "cannot start a thread");
+	}
+	return 0;
+}
+
+/* Detach the collector's batch as the pending one (there is none). */
+static int applier_detach(applier *a, recv *r, xb_error *err)
+{
+	if (!r->n_pages && !r->batch_mtrs)
+		return 0;
+	size_t bytes = recv_batch_bytes(r);
+	recv *b = recv_detach_batch(r);
+	if (!b)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	a->pending = b;
+	a->pending_bytes = bytes;
+	r->reserved += bytes;
+	return 0;
+}
+
+/* Move the pipeline on. wait: block until the collector is under its budget
+ * (or, with drain, until everything detached has been applied). */
+static int applier_step(applier *a, recv *r, verifier *v, bool drain, xb_error *err)
+{
+	int rc;
+	if (a->running && atomic_load(&a->done) && (rc = applier_join(a, r)))
+		goto failed;
+	size_t own = recv_batch_bytes(r), fixed = recv_bytes(r) - own - r->reserved;
+	if (!a->pending && (drain || recv_full(r) || own * 2 >= (r->budget > fixed ? r->budget - fixed : 0)) &&
+	    (rc = applier_detach(a, r, err)))
+		return rc;
+	for (;;) {
+		if (a->pending && !a->running && !a->verified && (drain || atomic_load(&v->finished) || recv_full(r))) {
+			if ((rc = verifier_join(v, r, a->st, err)) || (rc = recover_check_spaces(r, a->sp, err)))
+				return rc;
+			a->verified = true;
+		}
+		if (a->pending && !a->running && a->verified && (rc = applier_start(a, r, err)))
+			return rc;
+		bool blocked = drain ? (a->running || a->pending) : recv_full(r) && (a->running || a->pending);
+		if (!blocked)
+			return 0;
+		if (a->running && (rc = applier_join(a, r)))
+			goto failed;
+		if (drain && !a->pending && recv_batch_bytes(r) && (rc = applier_detach(a, r, err)))
+			return rc;
+	}
+failed:
+	*err = a->err;
+	return rc;
+}
+
+/* Stop the pipeline after an error elsewhere: wait for the running batch, drop the pending one. */
+static void applier_abort(applier *a, recv *r)
+{
+	if (a->running)
+		(void)applier_join(a, r);
+	if (a->pending) {
+		recv_free(a->pending);
+		free(a->pending);
+		a->pending = NULL;
+		r->reserved -= a->pending_bytes;
+		a->pending_bytes = 0;
+	}
+}
+
+/* Parse the whole log, handing a batch to the applier whenever the collector
+ * is half full. Nothing is applied before the verifier has checked the whole log. */
+static int parse_and_apply(logrd *l, recv *r, const recovery_opts *o, recovery_stats *st, verifier *v,
+			   applier *a, volatile uint64_t *prog, xb_error *err)
 {
 	uint64_t lsn = l->info.cp.checkpoint_lsn;
 	char why[200];
@@ -309,11 +437,7 @@ static int parse_and_apply(logrd *l, recv *r, spaces *sp, const recovery_opts *o
 		if (o->should_stop && !(r->mtrs & 4095) && o->should_stop())
 			return xb_err_set(err, XB_E_INTERRUPTED, "interrupted while reading the redo log at LSN %llu",
 					  (unsigned long long)lsn);
-		if (!recv_full(r))
-			continue;
-		if (!st->batches && ((rc = verifier_join(v, r, st, err)) || (rc = recover_check_spaces(r, sp, err))))
-			return rc;
-		if ((rc = apply_batch(r, sp, o, st, prog, err)))
+		if ((rc = applier_step(a, r, v, false, err)))
 			return rc;
 	}
 }
@@ -423,18 +547,20 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	volatile uint64_t *pc = prog ? xb_progress_counter(prog) : NULL;
 	verifier v;
 	memset(&v, 0, sizeof v);
+	applier a = {.sp = &sp, .o = o, .st = st, .prog = pc};
 	if (!rc)
 		rc = verifier_start(&v, &l, o, err);
 	if (!rc) {
 		r.want_checkpoint = l.info.cp.checkpoint_lsn;
 		uint64_t t = now_ns();
-		rc = parse_and_apply(&l, &r, &sp, o, st, &v, pc, err);
-		uint64_t all = now_ns() - t, other = st->ns_read_log + st->ns_apply_wall + st->ns_lookahead;
+		rc = parse_and_apply(&l, &r, o, st, &v, &a, pc, err);
+		uint64_t all = now_ns() - t, other = st->ns_read_log + st->ns_wait_apply + st->ns_lookahead;
 		st->ns_parse = all > other ? all - other : 0;
 	}
-	verifier_free(&v);
 	if (!rc)
-		rc = apply_batch(&r, &sp, o, st, pc, err);
+		rc = applier_step(&a, &r, &v, true, err);
+	applier_abort(&a, &r);
+	verifier_free(&v);
 	if (prog)
 		xb_progress_stop(prog);
 	if (!rc) {

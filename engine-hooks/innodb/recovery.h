@@ -48,7 +48,9 @@ typedef struct recovery_stats {
 	uint64_t file_records[5];   /* FILE_CREATE, DELETE, RENAME, MODIFY, CHECKPOINT */
 	apply_stats parsed;         /* page records parsed, by kind */
 	recover_stats apply;        /* what the apply phase did */
-	uint64_t ns_read_log, ns_parse, ns_lookahead, ns_apply_wall, ns_fsync, ns_total;
+	uint64_t ns_read_log, ns_parse, ns_lookahead, ns_fsync, ns_total;
+	uint64_t ns_apply_wall;     /* the applier thread's time on batches (overlaps parsing) */
+	uint64_t ns_wait_apply;     /* what the parser waited for the applier */
 	size_t peak_recv_bytes;     /* most memory held by collected records */
 	size_t budget;              /* the record budget derived from use_memory */
 	int threads;

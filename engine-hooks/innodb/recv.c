@@ -264,10 +264,94 @@ void recv_free(recv *r)
 	memset(r, 0, sizeof *r);
 }
 
+size_t recv_batch_bytes(const recv *r)
+{
+	return r->arena_bytes + r->cap_pages * sizeof(recv_page) + r->n_slots * sizeof(uint32_t);
+}
+
 size_t recv_bytes(const recv *r)
 {
-	return r->arena_bytes + r->cap_pages * sizeof(recv_page) + r->n_slots * sizeof(uint32_t) +
-	       r->cap_later * sizeof(struct recv_later);
+	return recv_batch_bytes(r) + r->cap_later * sizeof(struct recv_later) + r->reserved;
+}
+
+static char *dup_name(const char *s, bool *fail)
+{
+	if (!s)
+		return NULL;
+	char *c = strdup(s);
+	*fail |= !c;
+	return c;
+}
+
+recv *recv_detach_batch(recv *r)
+{
+	recv *b = calloc(1, sizeof *b);
+	uint32_t *slots = calloc(4096, sizeof *slots);
+	recv_space *sp = calloc(r->cap_spaces ? r->cap_spaces : 1, sizeof *sp);
+	bool fail = !b || !slots || !sp;
+	for (size_t i = 0; !fail && i < r->cap_spaces; i++) {
+		if (!r->spaces[i].used)
+			continue;
+		sp[i] = r->spaces[i];
+		sp[i].first_name = NULL;
+		sp[i].name = dup_name(r->spaces[i].name, &fail);
+		sp[i].later_name = dup_name(r->spaces[i].later_name, &fail);
+	}
+	if (fail) {
+		for (size_t i = 0; sp && i < r->cap_spaces; i++) {
+			free(sp[i].name);
+			free(sp[i].later_name);
+		}
+		free(sp);
+		free(slots);
+		free(b);
+		return NULL;
+	}
+	b->spaces = sp;
+	b->cap_spaces = r->cap_spaces;
+	b->n_spaces = r->n_spaces;
+	b->pages = r->pages;
+	b->n_pages = r->n_pages;
+	b->cap_pages = r->cap_pages;
+	b->slots = r->slots;
+	b->n_slots = r->n_slots;
+	b->chunks = r->chunks;
+	b->arena_bytes = r->arena_bytes;
+	b->batch_first_lsn = r->batch_first_lsn;
+	b->batch_end_lsn = r->batch_end_lsn;
+	b->batch_mtrs = r->batch_mtrs;
+	r->pages = NULL;
+	r->n_pages = r->cap_pages = 0;
+	r->slots = slots;
+	r->n_slots = 4096;
+	r->chunks = NULL;
+	r->arena_bytes = 0;
+	for (size_t i = 0; i < r->cap_spaces; i++)
+		r->spaces[i].trimmed = false;
+	r->batch_first_lsn = r->batch_end_lsn = 0;
+	r->batch_mtrs = 0;
+	return b;
+}
+
+int recv_refresh_later(recv *b, const recv *facts)
+{
+	for (size_t i = 0; i < b->cap_spaces; i++) {
+		recv_space *s = &b->spaces[i];
+		const recv_space *f = s->used ? recv_space_find(facts, s->space_id) : NULL;
+		if (!f)
+			continue;
+		s->later_trim_lsn = f->later_trim_lsn;
+		s->later_deleted = f->later_deleted;
+		s->later_records = f->later_records;
+		if (f->later_name && (!s->later_name || strcmp(s->later_name, f->later_name))) {
+			char *c = strdup(f->later_name);
+			if (!c)
+				return -1;
+			free(s->later_name);
+			s->later_name = c;
+		}
+	}
+	return 0;
 }
 
 void recv_batch_reset(recv *r)
@@ -603,74 +687,81 @@ int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn,
 
 /* ---- multi-batch look-ahead */
 
-/* A file record seen by the look-ahead: a drop, or the name of a space not named yet. */
-static int later_file_record(recv *r, const uint8_t *m, const rec_hdr *h)
+/* What the look-ahead walk reports to. */
+typedef struct note_ctx {
+	recv *r;
+	uint64_t lsn;
+	bool oom;
+} note_ctx;
+
+/* A file record seen by the look-ahead: a drop, or the name the file has. */
+static void note_file(void *arg, const redo_file_rec *rec)
 {
-	int type = h->b & 0xF0;
-	if (type < 0x80 || type > 0xB0 || h->space == 0)
-		return 0;
-	recv_space *s = space_get(r, h->space);
-	if (!s)
-		return -1;
-	if (type == 0x90)
+	note_ctx *c = arg;
+	if (rec->op < REDO_FILE_CREATE || rec->op > REDO_FILE_MODIFY)
+		return;
+	recv_space *s = space_get(c->r, rec->space_id);
+	if (!s) {
+		c->oom = true;
+		return;
+	}
+	if (rec->op == REDO_FILE_DELETE)
 		s->later_deleted = true;
-	else if (type == 0x80)
+	else if (rec->op == REDO_FILE_CREATE)
 		s->later_deleted = false;
-	const uint8_t *name = m + h->body, *nul = memchr(name, 0, h->end - h->body);
-	if (type == 0xA0 && nul) /* RENAME: the new name is the one files are found by */
-		return set_name(&s->later_name, nul + 1, (size_t)(m + h->end - nul - 1));
-	return set_name(&s->later_name, name, nul ? (size_t)(nul - name) : h->end - h->body);
+	/* RENAME: the new name is the one files are found by */
+	const char *name = rec->op == REDO_FILE_RENAME ? rec->new_name : rec->name;
+	if (set_name(&s->later_name, (const uint8_t *)name, strlen(name)))
+		c->oom = true;
 }
 
-int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn)
+static void note_page(void *arg, uint32_t space, uint32_t page, uint8_t type, uint8_t ext)
 {
-	bool got_page = false;
-	for (size_t p = 0; p < len;) {
-		rec_hdr h;
-		if (read_hdr(recs, len, p, got_page, &h))
-			return 0; /* the full parse reports it */
-		p = h.end;
-		if (h.has_id && (h.b & 0x80)) {
-			got_page = false;
-			if (later_file_record(r, recs, &h))
-				return -1;
-			continue;
-		}
-		if (h.has_id)
-			got_page = true;
-		if (!h.has_id)
-			continue; /* FREE_PAGE and INIT_PAGE always carry the page id */
-		recv_space *ls = space_get(r, h.space);
-		if (!ls)
-			return -1;
-		ls->later_records = true;
-		if (!ls->first_lsn)
-			ls->first_lsn = start_lsn;
-		uint8_t t = h.b & 0x70;
-		if (t == 0x00 || t == 0x10) {
-			if (later_put(r, h.space, h.page, start_lsn))
-				return -1;
-		} else if (t == 0x20 && h.body < h.end && recs[h.body] == 10) { /* TRIM_PAGES */
-			recv_space *s = space_get(r, h.space);
-			if (!s)
-				return -1;
-			s->later_trim_lsn = start_lsn;
-		}
+	note_ctx *c = arg;
+	recv_space *s = space_get(c->r, space);
+	if (!s) {
+		c->oom = true;
+		return;
+	}
+	s->later_records = true;
+	if (!s->first_lsn)
+		s->first_lsn = c->lsn;
+	if (type == 0x00 || type == 0x10) { /* FREE_PAGE, INIT_PAGE */
+		if (later_put(c->r, space, page, c->lsn))
+			c->oom = true;
+	} else if (type == 0x20 && ext == 10) { /* TRIM_PAGES */
+		s->later_trim_lsn = c->lsn;
+	}
+}
+
+int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, char *why, size_t whylen)
+{
+	note_ctx c = {.r = r, .lsn = start_lsn};
+	redo_mtr m;
+	memset(&m, 0, sizeof m);
+	m.start_lsn = start_lsn;
+	int rc = redo_walk_mtr(recs, len, &m, note_file, note_page, &c);
+	if (c.oom)
+		return fail(why, whylen, "out of memory");
+	if (rc != REDO_MTR_OK) {
+		if (why && whylen)
+			snprintf(why, whylen, "%s", m.why);
+		return 1;
 	}
 	return 0;
 }
 
-size_t recv_drop_superseded(recv *r)
+size_t recv_drop_superseded(recv *r, const recv *facts)
 {
 	size_t dropped = 0;
 	for (size_t i = 0; i < r->n_pages; i++) {
 		recv_page *p = &r->pages[i];
 		if (!p->first)
 			continue;
-		const recv_space *s = recv_space_find(r, p->space_id);
+		const recv_space *s = recv_space_find(facts, p->space_id);
 		/* a later record's LSN is the start of its mtr: the mtr right after
 		 * this batch starts at batch_end_lsn, and it is later too */
-		if (later_get(r, p->space_id, p->page_no) >= r->batch_end_lsn ||
+		if (later_get(facts, p->space_id, p->page_no) >= r->batch_end_lsn ||
 		    (s && s->later_trim_lsn >= r->batch_end_lsn)) {
 			p->first = p->last = NULL;
 			p->n_entries = 0;

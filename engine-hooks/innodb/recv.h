@@ -86,6 +86,7 @@ typedef struct recv {
 	recv_chunk *chunks;    /* the arena */
 	size_t arena_bytes;    /* bytes allocated by the arena */
 	size_t budget;         /* recv_full() when arena + tables reach it */
+	size_t reserved;       /* held by detached batches not yet applied (counted against budget) */
 	uint64_t batch_first_lsn, batch_end_lsn; /* the mtrs this batch holds */
 	uint64_t batch_mtrs;
 	/* tablespaces (all batches) */
@@ -119,8 +120,23 @@ void recv_free(recv *r);
 int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, uint64_t end_lsn, char *why,
 		 size_t whylen);
 
-/* Memory the batch holds now. */
+/* Memory counted against the budget: the batch, the look-ahead table and r->reserved. */
 size_t recv_bytes(const recv *r);
+
+/* Memory the current batch alone holds (arena and page tables). */
+size_t recv_batch_bytes(const recv *r);
+
+/* Pipelined recovery: move the current batch (pages, entries, LSN range)
+ * into a new collector, with a copy of the tablespace facts as they stand at
+ * the batch's end, so it can be applied by another thread while r collects
+ * the next batch. r is left as after recv_batch_reset(). The result is used
+ * only with recover_batch(), recv_refresh_later(), recv_drop_superseded()
+ * and recv_free() (then free() it). NULL when out of memory (r unchanged). */
+recv *recv_detach_batch(recv *r);
+
+/* Copy into a detached batch's tablespace facts what the look-ahead learned
+ * of the rest of the log (facts: the collector holding the merged notes). */
+int recv_refresh_later(recv *b, const recv *facts);
 
 /* True when the batch has reached its budget: apply it before adding more. */
 static inline bool recv_full(const recv *r)
@@ -135,21 +151,26 @@ void recv_batch_reset(recv *r);
  * The array is malloc'ed (caller frees); *n receives its length. NULL only when out of memory. */
 recv_page **recv_sorted_pages(recv *r, size_t *n);
 
-/* Multi-batch recovery. Once the first batch is full, the rest of the log is
- * scanned once with recv_note_later(), which remembers for each page the LSN
- * of its last FREE_PAGE/INIT_PAGE and for each undo tablespace its last
- * TRIM_PAGES. Before each batch is applied, recv_drop_superseded() drops the
- * entries of pages whose records such a later record discards anyway, so the
- * result is the same as one batch holding the whole log (a page freed later
- * is not written with an intermediate state). Returns -1 when out of memory. */
-int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn);
+/* Multi-batch recovery. The whole log is walked once with recv_note_later()
+ * (by another thread, into a collector of its own), which checks every
+ * record against the format rules and remembers for each page the LSN of its
+ * last FREE_PAGE/INIT_PAGE, for each undo tablespace its last TRIM_PAGES, and
+ * drops and names of files. Before each batch is applied,
+ * recv_drop_superseded() drops the entries of pages whose records such a
+ * later record discards anyway, so the result is the same as one batch
+ * holding the whole log (a page freed later is not written with an
+ * intermediate state). Returns 0, 1 when a record breaks the format rules,
+ * -1 when out of memory (why says which). */
+int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, char *why, size_t whylen);
 
 /* Move what recv_note_later() gathered in src (a collector used only for
  * that, by another thread) into dst. Returns -1 when out of memory. */
 int recv_merge_later(recv *dst, recv *src);
 
-/* Drop the superseded entries of the current batch; returns how many pages lost their entries. */
-size_t recv_drop_superseded(recv *r);
+/* Drop the superseded entries of r's batch, by the look-ahead notes held in
+ * facts (r itself, or the collector a batch was detached from); returns how
+ * many pages lost their entries. */
+size_t recv_drop_superseded(recv *r, const recv *facts);
 
 /* The facts about a tablespace, NULL when the log never mentioned it. */
 recv_space *recv_space_find(const recv *r, uint32_t space_id);

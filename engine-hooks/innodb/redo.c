@@ -328,8 +328,8 @@ static void report_name(redo_file_cb cb, void *ctx, redo_file_rec *rec, const ui
 	cb(ctx, rec);
 }
 
-/* Walk the records [0, n) of a CRC-valid mtr; report to cb when non-NULL. */
-static int walk_records(const uint8_t *r, uint32_t n, redo_mtr *res, redo_file_cb cb, void *ctx)
+/* Walk the records [0, n) of a CRC-valid mtr; report to cb and pcb when non-NULL. */
+static int walk_records(const uint8_t *r, uint32_t n, redo_mtr *res, redo_file_cb cb, redo_page_cb pcb, void *ctx)
 {
 	bool got_page = false; /* a page record has been seen in this mtr */
 	uint32_t count = 0;
@@ -401,6 +401,8 @@ static int walk_records(const uint8_t *r, uint32_t n, redo_mtr *res, redo_file_c
 					}
 				}
 			}
+			if (pcb)
+				pcb(ctx, space, page, type, type == REC_EXTENDED ? r[p] : 0);
 			p = end;
 			continue;
 		}
@@ -524,10 +526,15 @@ int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t firs
 	uint32_t p = res->records_len;
 	if (encrypted)
 		return REDO_MTR_OK; /* record payloads are ciphertext */
-	rc = walk_records(buf, (uint32_t)p, res, NULL, NULL);
+	rc = walk_records(buf, (uint32_t)p, res, NULL, NULL, NULL);
 	if (rc == REDO_MTR_OK && cb)
-		rc = walk_records(buf, (uint32_t)p, res, cb, cb_ctx);
+		rc = walk_records(buf, (uint32_t)p, res, cb, NULL, cb_ctx);
 	return rc;
+}
+
+int redo_walk_mtr(const uint8_t *recs, uint32_t len, redo_mtr *res, redo_file_cb cb, redo_page_cb pcb, void *ctx)
+{
+	return walk_records(recs, len, res, cb, pcb, ctx);
 }
 
 /* ---- backup copy header */

@@ -159,6 +159,19 @@ typedef void (*redo_file_cb)(void *ctx, const redo_file_rec *rec);
 int redo_parse_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t first_lsn, uint64_t capacity,
 		   bool encrypted, redo_mtr *res, redo_file_cb cb, void *cb_ctx);
 
+/* Called for each page record that names its page (a same_page record
+ * continues the page named before it): type is the record type (b & 0x70),
+ * ext the EXTENDED subtype (else 0). */
+typedef void (*redo_page_cb)(void *ctx, uint32_t space_id, uint32_t page_no, uint8_t type, uint8_t ext);
+
+/* The record walk of redo_parse_mtr alone, for an mtr framed with
+ * redo_frame_mtr (res: its result; recs: its records_len bytes): every record
+ * is checked against the format rules and, in the same pass, file records etc.
+ * go to cb and page records to pcb (either may be NULL). Unlike
+ * redo_parse_mtr, the records before a broken one have been reported when it
+ * returns REDO_MTR_CORRUPT (res->why). */
+int redo_walk_mtr(const uint8_t *recs, uint32_t len, redo_mtr *res, redo_file_cb cb, redo_page_cb pcb, void *ctx);
+
 /* Only the framing of redo_parse_mtr: records delimited by their lengths,
  * termination byte and sequence bit, and (when check_crc) the CRC-32C; the
  * records are not walked. For a reader that validates them itself, or that

@@ -7,8 +7,12 @@
  * sequence bit included), so the framing code sees arbitrary data. Even: the
  * rest is taken as the records of one mini-transaction; the harness appends
  * the termination byte and a correct CRC-32C, so mutations reach the record
- * rules instead of dying on the checksum. Every mtr that passes is split by
- * recv_add_mtr() and each resulting page is replayed with apply_entry() on a
+ * rules instead of dying on the checksum; that mtr is framed and walked the
+ * way the prepare's verifier does (redo_frame_mtr, recv_note_later into a
+ * look-ahead collector merged afterwards). Every mtr that passes is split by
+ * recv_add_mtr(); the batch is detached as the pipelined prepare detaches it
+ * (recv_detach_batch, recv_refresh_later, recv_drop_superseded) and each
+ * resulting page is replayed with apply_entry() on a
  * frame of a size chosen by the first byte (4 KiB .. 64 KiB, or a 8 KiB
  * ROW_FORMAT=COMPRESSED frame). The seed corpus (test/fuzz/corpus) holds real
  * mini-transactions of a 10.11 server. Built with clang -fsanitize=fuzzer,
@@ -58,9 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t mode = data[0];
 	data++;
 	size--;
-	recv r;
+	recv r, notes;
 	if (recv_init(&r, 64u << 20))
 		return 0;
+	if (recv_init(&notes, 0)) {
+		recv_free(&r);
+		return 0;
+	}
 	char why[160];
 	if (mode & 1) {
 		uint64_t lsn = LSN0;
@@ -83,13 +91,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			buf[size + 3] = (uint8_t)(c >> 8);
 			buf[size + 4] = (uint8_t)c;
 			redo_mtr m;
-			if (redo_parse_mtr(buf, size + 5, LSN0, LSN0, 1u << 30, false, &m, NULL, NULL) == REDO_MTR_OK &&
-			    m.len == size + 5)
+			if (redo_frame_mtr(buf, size + 5, LSN0, LSN0, 1u << 30, false, true, &m) == REDO_MTR_OK &&
+			    m.len == size + 5 && recv_note_later(&notes, buf, m.records_len, LSN0, why, sizeof why) == 0)
 				recv_add_mtr(&r, buf, m.records_len, LSN0, m.end_lsn, why, sizeof why);
 			free(buf);
 		}
 	}
-	replay(&r, mode);
+	recv *b = NULL;
+	if (recv_merge_later(&r, &notes) == 0 && (b = recv_detach_batch(&r)) != NULL && recv_refresh_later(b, &r) == 0)
+		(void)recv_drop_superseded(b, &r);
+	if (b) {
+		replay(b, mode);
+		recv_free(b);
+		free(b);
+	}
+	recv_free(&notes);
 	recv_free(&r);
 	return 0;
 }

@@ -6,7 +6,9 @@
  * The look-ahead is what lets a batch leave out pages that a FREE_PAGE or
  * INIT_PAGE later in the log rebuilds anyway: the newest FREE/INIT LSN of a
  * page wins, a FILE_CREATE after a FILE_DELETE revives a tablespace, and a
- * page freed by the very mtr after the batch is left out too.
+ * page freed by the very mtr after the batch is left out too. A batch
+ * detached for the applier thread keeps its pages and its own copy of the
+ * tablespace facts.
  */
 #include <CUnit/Basic.h>
 #include <stdlib.h>
@@ -98,20 +100,20 @@ static void test_lookahead_in_two_halves(void)
 		/* (a file record after a page record would read as a same-page
 		 * record: file operations come in mtrs of their own) */
 		n = rec_page_op(m, 0x00, 5, 3);
-		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2000), 0);
+		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2000, NULL, 0), 0);
 		n = rec_file(m, 0x90, 9);       /* space 9 dropped ... */
 		n += rec_file(m + n, 0x90, 10); /* space 10 dropped for good */
-		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2100), 0);
+		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2100, NULL, 0), 0);
 		n = rec_page_op(m, 0x10, 5, 4);
 		n += rec_page_op(m + n, 0x10, 5, 3);
-		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3000), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3000, NULL, 0), 0);
 		n = rec_file(m, 0x80, 9); /* ... and created again */
-		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3100), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3100, NULL, 0), 0);
 		n = rec_write(m, 10, 1); /* the second half knows space 10, but of no file operation */
-		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3200), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3200, NULL, 0), 0);
 
 		CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
-		size_t dropped = recv_drop_superseded(&r);
+		size_t dropped = recv_drop_superseded(&r, &r);
 		recv_space *s9 = recv_space_find(&r, 9), *s10 = recv_space_find(&r, 10);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s9);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s10);
@@ -151,9 +153,9 @@ static void test_free_right_after_batch(void)
 	n += rec_write(m + n, 0, 20);
 	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
 	n = rec_page_op(m, 0x00, 0, 19); /* page 19 freed by the next mtr, at LSN 1100 */
-	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1100), 0);
+	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1100, NULL, 0), 0);
 	CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
-	CU_ASSERT_EQUAL(recv_drop_superseded(&r), 1);
+	CU_ASSERT_EQUAL(recv_drop_superseded(&r, &r), 1);
 	size_t np = 0;
 	recv_page **pg = recv_sorted_pages(&r, &np);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
@@ -161,6 +163,88 @@ static void test_free_right_after_batch(void)
 		CU_ASSERT_EQUAL(pg[i]->first != NULL, pg[i]->page_no == 20);
 	free(pg);
 	recv_free(&r);
+	recv_free(&a);
+}
+
+/* A batch detached for the applier thread keeps its pages and a copy of the
+ * tablespace facts; the collector starts an empty batch; what the look-ahead
+ * learns afterwards still reaches the detached batch. */
+static void test_detach_batch(void)
+{
+	recv r, a;
+	CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
+	uint8_t m[64];
+	char why[160] = "";
+	size_t n = rec_file(m, 0x80, 9); /* space 9 created as d/t.ibd */
+	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 900, 1000, why, sizeof why), 0);
+	n = rec_write(m, 9, 3);
+	n += rec_write(m + n, 9, 4);
+	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
+	size_t before = recv_batch_bytes(&r);
+	recv *b = recv_detach_batch(&r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(b->n_pages, 2);
+	CU_ASSERT_EQUAL(b->batch_first_lsn, 900);
+	CU_ASSERT_EQUAL(b->batch_end_lsn, 1100);
+	CU_ASSERT_EQUAL(recv_batch_bytes(b), before);
+	CU_ASSERT_EQUAL(r.n_pages, 0);
+	CU_ASSERT_EQUAL(r.batch_first_lsn, 0);
+	CU_ASSERT_EQUAL(r.batch_mtrs, 0);
+	recv_space *bs = recv_space_find(b, 9), *rs = recv_space_find(&r, 9);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+	CU_ASSERT_STRING_EQUAL(bs->name, "d/t.ibd");
+	CU_ASSERT_PTR_NOT_EQUAL(bs->name, rs->name); /* a copy: the parser may rename meanwhile */
+	CU_ASSERT_TRUE(bs->created);
+
+	/* the collector goes on with the next batch; the detached one is untouched */
+	n = rec_write(m, 9, 3);
+	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1100, 1200, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(r.n_pages, 1);
+	CU_ASSERT_EQUAL(r.batch_first_lsn, 1100);
+	size_t np = 0;
+	recv_page **pg = recv_sorted_pages(b, &np);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	CU_ASSERT_EQUAL_FATAL(np, 2);
+	CU_ASSERT_EQUAL(pg[0]->n_entries, 1);
+	CU_ASSERT_EQUAL(pg[0]->first->start_lsn, 1000);
+	free(pg);
+
+	/* the look-ahead, merged after the detach: (9,4) is freed at 1200, space 9 dropped at 1300 */
+	n = rec_page_op(m, 0x00, 9, 4);
+	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1200, why, sizeof why), 0);
+	n = rec_file(m, 0x90, 9);
+	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1300, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
+	CU_ASSERT_FALSE(bs->later_deleted);
+	CU_ASSERT_EQUAL(recv_refresh_later(b, &r), 0);
+	CU_ASSERT_TRUE(bs->later_deleted);
+	CU_ASSERT_STRING_EQUAL(bs->later_name, "d/t.ibd");
+	CU_ASSERT_EQUAL(recv_drop_superseded(b, &r), 1);
+	pg = recv_sorted_pages(b, &np);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
+	CU_ASSERT_EQUAL_FATAL(np, 1);
+	CU_ASSERT_EQUAL(pg[0]->page_no, 3);
+	free(pg);
+	recv_free(b);
+	free(b);
+	recv_free(&r);
+	recv_free(&a);
+}
+
+/* The look-ahead walk checks the format rules: a FREE_PAGE with a payload is refused, with the reason. */
+static void test_note_later_refuses_malformed(void)
+{
+	recv a;
+	CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
+	const uint8_t bad[] = {0x03, 5, 3, 0xFF};
+	char why[160] = "";
+	CU_ASSERT_EQUAL(recv_note_later(&a, bad, sizeof bad, 1000, why, sizeof why), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "FREE_PAGE/INIT_PAGE with a payload"));
+	const uint8_t good[] = {0x02, 5, 3};
+	CU_ASSERT_EQUAL(recv_note_later(&a, good, sizeof good, 1000, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(a.n_later, 1);
 	recv_free(&a);
 }
 
@@ -172,6 +256,8 @@ int main(void)
 	CU_add_test(s, "records split per page, FREE_PAGE discards", test_split_per_page);
 	CU_add_test(s, "look-ahead over the rest of the log", test_lookahead_in_two_halves);
 	CU_add_test(s, "a page freed right after the batch is left out", test_free_right_after_batch);
+	CU_add_test(s, "a detached batch keeps its pages and facts", test_detach_batch);
+	CU_add_test(s, "the look-ahead walk refuses a malformed record", test_note_later_refuses_malformed);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

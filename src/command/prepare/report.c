@@ -46,10 +46,11 @@ void report_log(const recovery_stats *st)
 		(unsigned long long)st->file_records[0], (unsigned long long)st->file_records[1],
 		(unsigned long long)st->file_records[2], (unsigned long long)st->file_records[3],
 		(unsigned long long)st->file_records[4]);
-	xb_info("  time (ms): total %.0f, read log %.0f, parse %.0f, look-ahead %.0f, apply phase %.0f (wall); in %d "
-		"thread(s): read pages %.0f, apply %.0f, write pages %.0f; fsync %.0f",
-		ms(st->ns_total), ms(st->ns_read_log), ms(st->ns_parse), ms(st->ns_lookahead), ms(st->ns_apply_wall),
-		st->threads,
+	xb_info("  time (ms): total %.0f, read log %.0f, parse %.0f, look-ahead %.0f, waiting for apply %.0f; apply "
+		"phase %.0f (wall, alongside parsing); in %d thread(s): read pages %.0f, apply %.0f, write pages %.0f; "
+		"fsync %.0f",
+		ms(st->ns_total), ms(st->ns_read_log), ms(st->ns_parse), ms(st->ns_lookahead), ms(st->ns_wait_apply),
+		ms(st->ns_apply_wall), st->threads,
 		ms(a->ns_read), ms(a->ns_apply), ms(a->ns_write), ms(st->ns_fsync));
 	xb_info("  pages: %llu read, %llu written (%llu rebuilt from INIT_PAGE), %llu freed, %llu already current, "
 		"%llu of dropped tablespaces; %llu files extended, %llu truncated",
@@ -102,9 +103,10 @@ static void json_body(FILE *f, const recovery_stats *st)
 	fprintf(f, "  \"file_records\": {");
 	for (int i = 0; i < 5; i++)
 		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", fr[i], (unsigned long long)st->file_records[i]);
-	fprintf(f, "},\n  \"phases_ms\": {\"read_log\": %.1f, \"parse\": %.1f, \"lookahead\": %.1f, \"apply_wall\": %.1f, "
+	fprintf(f, "},\n  \"phases_ms\": {\"read_log\": %.1f, \"parse\": %.1f, \"lookahead\": %.1f, \"wait_apply\": %.1f, \"apply_wall\": %.1f, "
 		   "\"read_pages\": %.1f, \"apply\": %.1f, \"write_pages\": %.1f, \"fsync\": %.1f, \"total\": %.1f},\n",
-		ms(st->ns_read_log), ms(st->ns_parse), ms(st->ns_lookahead), ms(st->ns_apply_wall), ms(a->ns_read), ms(a->ns_apply),
+		ms(st->ns_read_log), ms(st->ns_parse), ms(st->ns_lookahead), ms(st->ns_wait_apply), ms(st->ns_apply_wall),
+		ms(a->ns_read), ms(a->ns_apply),
 		ms(a->ns_write), ms(st->ns_fsync), ms(st->ns_total));
 	fprintf(f, "  \"pages\": {\"read\": %llu, \"written\": %llu, \"created\": %llu, \"freed\": %llu, "
 		   "\"skipped_current\": %llu, \"dropped\": %llu, \"files_extended\": %llu, \"files_truncated\": %llu},\n",
