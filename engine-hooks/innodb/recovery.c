@@ -3,10 +3,12 @@
  *
  * The log copy of a backup is linear: its header's first LSN is the
  * checkpoint and the file holds the records from there on without wrapping.
- * It is read sequentially through a 4 MiB window; every mini-transaction is
- * framed and checked (redo.h: termination byte, CRC-32C, record rules) and
- * handed to the collector. When the collector reaches its budget, the batch
- * is applied and the collector emptied. The end of the log must not come
+ * It is read sequentially through a 4 MiB window by the parser, which hands
+ * every mini-transaction to the collector, and by the verifier (below),
+ * which checks each completely (redo.h: termination byte, CRC-32C, record
+ * rules) ahead of it. When the collector holds half its budget, the batch is
+ * detached and applied on the applier thread (below) while the parser goes
+ * on with the next. The end of the log must not come
  * before the LSN xtrabackup_checkpoints promises (last_lsn): a log that ends
  * early is a truncated or damaged copy, and that is an error, not a shorter
  * recovery. After the last batch the files are fsynced and the log is
@@ -148,57 +150,96 @@ static int log_end(const logrd *l, const recovery_opts *o, uint64_t lsn, const c
  * promises, and notes the FREE_PAGE/INIT_PAGE/TRIM_PAGES records and file
  * operations that multi-batch recovery needs to know in advance. The parser
  * then skips the CRC of everything below verified_lsn, and nothing is
- * applied before the verifier has finished without error. */
-typedef struct verifier {
+ * applied before the verifier has finished without error.
+ *
+ * A parser that has filled its memory before the verifier is done helps
+ * instead of waiting (verifier_help): it looks for an mtr boundary half way
+ * through what is left (a position where two consecutive mini-transactions
+ * frame with valid CRC-32C and sequence bits), asks the thread to stop
+ * there (stop_lsn) and checks the rest itself. The split counts only if the
+ * thread, walking mtr by mtr, lands exactly on that LSN: if it steps over
+ * it (the boundary was a false one) or has finished already, the helper's
+ * work is dropped and the thread's own walk to the end stands. */
+typedef struct vrun {
 	logrd l;                      /* its own window over the same file */
 	recv notes;                   /* only the look-ahead tables are used */
-	const recovery_opts *o;
-	_Atomic uint64_t verified_lsn; /* every mtr ending at or below is checked */
-	_Atomic bool finished;         /* verify_main has returned (joined or not) */
-	uint64_t end_lsn, mtrs, ns;
+	uint64_t lsn;                 /* where it starts, then where it stopped */
+	uint64_t mtrs;
 	int rc;
 	xb_error err;
+	bool hit_stop;                /* stopped exactly at stop_lsn */
+} vrun;
+
+typedef struct verifier {
+	vrun main;                     /* the thread, from the checkpoint */
+	vrun help;                     /* the parser, from the split point */
+	const recovery_opts *o;
+	_Atomic uint64_t verified_lsn; /* every mtr ending at or below is checked */
+	_Atomic uint64_t stop_lsn;     /* 0, or where the thread should stop (the split) */
+	_Atomic bool finished;         /* verify_main has returned (joined or not) */
+	uint64_t t0, ns;
+	uint64_t split_lsn;            /* where the helper started */
 	pthread_t tid;
-	bool started;
+	bool started, helped;
 } verifier;
 
-static void *verify_main(void *arg)
+#define HELP_MIN (16u << 20)        /* less log left than this: not worth a split */
+#define SPLIT_SEARCH (1u << 20)     /* how far past the half way point a boundary is looked for */
+
+/* Check mini-transactions from vr->lsn on until the log ends, or (main run) until stop_lsn is reached. */
+static void verify_run(verifier *v, vrun *vr, bool main_run)
 {
-	verifier *v = arg;
-	uint64_t t = now_ns(), io = 0, lsn = v->l.buf_lsn;
+	uint64_t io = 0;
 	for (;;) {
-		if ((v->rc = log_fill(&v->l, &io, &v->err)))
+		if ((vr->rc = log_fill(&vr->l, &io, &vr->err)))
 			break;
 		redo_mtr m;
-		int s = redo_frame_mtr(v->l.buf + v->l.pos, v->l.have - v->l.pos, lsn, v->l.info.hdr.first_lsn,
-				       v->l.info.capacity, false, true, &m);
+		int s = redo_frame_mtr(vr->l.buf + vr->l.pos, vr->l.have - vr->l.pos, vr->lsn, vr->l.info.hdr.first_lsn,
+				       vr->l.info.capacity, false, true, &m);
 		if (s != REDO_MTR_OK) {
-			v->l.found_checkpoint = true; /* checked by the parser */
-			v->rc = log_end(&v->l, v->o, lsn,
-					s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction", &v->err);
+			vr->l.found_checkpoint = true; /* checked by the parser */
+			vr->rc = log_end(&vr->l, v->o, vr->lsn,
+					 s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction", &vr->err);
 			break;
 		}
 		/* one walk checks the records and notes what later batches need */
 		char why[200];
-		int n = recv_note_later(&v->notes, v->l.buf + v->l.pos, m.records_len, lsn, why, sizeof why);
+		int n = recv_note_later(&vr->notes, vr->l.buf + vr->l.pos, m.records_len, vr->lsn, why, sizeof why);
 		if (n < 0) {
-			v->rc = xb_err_set(&v->err, XB_E_INTERNAL, "%s", why);
+			vr->rc = xb_err_set(&vr->err, XB_E_INTERNAL, "%s", why);
 			break;
 		}
 		if (n > 0) {
-			xb_err_set(&v->err, XB_E_REDO_CORRUPT, "%s: malformed mini-transaction at LSN %llu: %s",
-				   v->l.path, (unsigned long long)lsn, why);
-			v->rc = xb_err_hint(&v->err, "the redo copy is damaged; take a new backup");
+			xb_err_set(&vr->err, XB_E_REDO_CORRUPT, "%s: malformed mini-transaction at LSN %llu: %s",
+				   vr->l.path, (unsigned long long)vr->lsn, why);
+			vr->rc = xb_err_hint(&vr->err, "the redo copy is damaged; take a new backup");
 			break;
 		}
-		v->l.pos += m.len;
-		lsn = m.end_lsn;
-		if (!(++v->mtrs & 63))
-			atomic_store(&v->verified_lsn, lsn);
+		vr->l.pos += m.len;
+		vr->lsn = m.end_lsn;
+		vr->mtrs++;
+		if (!main_run)
+			continue;
+		if (!(vr->mtrs & 63))
+			atomic_store(&v->verified_lsn, vr->lsn);
+		uint64_t stop = atomic_load_explicit(&v->stop_lsn, memory_order_relaxed);
+		if (stop && vr->lsn >= stop) {
+			if (vr->lsn == stop) {
+				vr->hit_stop = true;
+				break;
+			}
+			atomic_store(&v->stop_lsn, 0); /* stepped over it: not a boundary */
+		}
 	}
-	if (!v->rc)
-		atomic_store(&v->verified_lsn, lsn);
-	v->end_lsn = lsn;
+}
+
+static void *verify_main(void *arg)
+{
+	verifier *v = arg;
+	uint64_t t = now_ns();
+	verify_run(v, &v->main, true);
+	if (!v->main.rc && !v->main.hit_stop)
+		atomic_store(&v->verified_lsn, v->main.lsn);
 	v->ns = now_ns() - t;
 	atomic_store(&v->finished, true);
 	return NULL;
@@ -207,36 +248,104 @@ static void *verify_main(void *arg)
 static int verifier_start(verifier *v, const logrd *l, const recovery_opts *o, xb_error *err)
 {
 	memset(v, 0, sizeof *v);
-	v->l = *l;
+	v->main.l = *l;
 	v->o = o;
-	v->l.buf = malloc(WINDOW);
-	if (!v->l.buf || recv_init(&v->notes, 0))
+	v->main.l.buf = malloc(WINDOW);
+	if (!v->main.l.buf || recv_init(&v->main.notes, 0))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	v->l.have = v->l.pos = 0;
+	v->main.l.have = v->main.l.pos = 0;
+	v->main.lsn = l->buf_lsn;
+	v->t0 = now_ns();
 	if (pthread_create(&v->tid, NULL, verify_main, v))
 		return xb_err_set(err, XB_E_INTERNAL, "cannot start a thread");
 	v->started = true;
 	return 0;
 }
 
-/* Wait for the verifier; hand its notes to r. */
-static int verifier_join(verifier *v, recv *r, recovery_stats *st, xb_error *err)
+/* Whether an mtr boundary is at h->l.buf[x]: it and the next one frame with a valid CRC-32C. */
+static bool boundary_at(vrun *h, size_t x)
+{
+	const logrd *l = &h->l;
+	uint64_t lsn = l->buf_lsn + x;
+	redo_mtr m;
+	for (int k = 0; k < 2; k++) {
+		if (x >= l->have || l->buf[x] <= 1 ||
+		    redo_frame_mtr(l->buf + x, l->have - x, lsn, l->info.hdr.first_lsn, l->info.capacity, false, true,
+				   &m) != REDO_MTR_OK)
+			return false;
+		x += m.len;
+		lsn = m.end_lsn;
+	}
+	return true;
+}
+
+/* The parser has nothing to do until the verifier is done: check the second half of what is left. */
+static void verifier_help(verifier *v)
+{
+	uint64_t from = atomic_load(&v->verified_lsn), end = v->main.l.file_end_lsn;
+	if (v->o->expect_end_lsn > from && v->o->expect_end_lsn < end)
+		end = v->o->expect_end_lsn;
+	if (!v->started || v->helped || atomic_load(&v->finished) || end <= from || end - from < HELP_MIN)
+		return;
+	vrun *h = &v->help;
+	h->l = v->main.l;
+	h->l.buf = malloc(WINDOW);
+	if (!h->l.buf || recv_init(&h->notes, 0))
+		return;
+	h->l.buf_lsn = from + (end - from) / 2;
+	h->l.have = h->l.pos = 0;
+	uint64_t io = 0;
+	xb_error e;
+	if (log_fill(&h->l, &io, &e))
+		return;
+	size_t x = 0;
+	while (x < SPLIT_SEARCH && x < h->l.have && !boundary_at(h, x))
+		x++;
+	if (x >= SPLIT_SEARCH || x >= h->l.have)
+		return;
+	h->l.pos = x;
+	h->lsn = v->split_lsn = h->l.buf_lsn + x;
+	v->helped = true;
+	atomic_store(&v->stop_lsn, h->lsn);
+	xb_info("memory for records is full before the log is checked (at LSN %llu): the parser checks it from LSN %llu "
+		"on", (unsigned long long)from, (unsigned long long)h->lsn);
+	verify_run(v, h, false);
+}
+
+/* Wait for the verifier (helping it first when it has a long way to go); hand its notes to r. */
+static int verifier_join(verifier *v, recv *r, recovery_stats *st, bool help, xb_error *err)
 {
 	if (!v->started)
 		return 0;
 	uint64_t t = now_ns();
+	if (help)
+		verifier_help(v);
 	pthread_join(v->tid, NULL);
 	v->started = false;
-	st->ns_lookahead = now_ns() - t; /* what the parser waited for it */
-	if (v->rc) {
-		*err = v->err;
-		return v->rc;
+	st->ns_lookahead += now_ns() - t; /* what the parser waited for it (or helped) */
+	if (v->main.rc) {
+		*err = v->main.err;
+		return v->main.rc;
 	}
-	if (recv_merge_later(r, &v->notes))
+	bool split = v->helped && v->main.hit_stop;
+	if (split && v->help.rc) {
+		*err = v->help.err;
+		return v->help.rc;
+	}
+	if (recv_merge_later(r, &v->main.notes) || (split && recv_merge_later(r, &v->help.notes)))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s, in parallel with parsing; "
-		"%zu pages are freed or rebuilt somewhere in it",
-		(unsigned long long)v->end_lsn, (unsigned long long)v->mtrs, (double)v->ns / 1e9, r->n_later);
+	uint64_t end = split ? v->help.lsn : v->main.lsn, mtrs = v->main.mtrs + (split ? v->help.mtrs : 0);
+	atomic_store(&v->verified_lsn, end);
+	if (split)
+		xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s, in parallel with parsing, the part "
+			"from LSN %llu by the parser once its memory was full; %zu pages are freed or rebuilt somewhere "
+			"in it",
+			(unsigned long long)end, (unsigned long long)mtrs, (double)(now_ns() - v->t0) / 1e9,
+			(unsigned long long)v->split_lsn, r->n_later);
+	else
+		xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s, in parallel with parsing; "
+			"%zu pages are freed or rebuilt somewhere in it",
+			(unsigned long long)end, (unsigned long long)mtrs, (double)v->ns / 1e9, r->n_later);
 	return 0;
 }
 
@@ -246,9 +355,11 @@ static void verifier_free(verifier *v)
 		pthread_join(v->tid, NULL);
 		v->started = false;
 	}
-	free(v->l.buf);
-	v->l.buf = NULL;
-	recv_free(&v->notes);
+	for (vrun *vr = &v->main; vr <= &v->help; vr++) {
+		free(vr->l.buf);
+		vr->l.buf = NULL;
+		recv_free(&vr->notes);
+	}
 }
 
 /* The applier: batches are applied on their own thread, one at a time and
@@ -352,6 +463,25 @@ static int applier_detach(applier *a, recv *r, xb_error *err)
 	return 0;
 }
 
+/* The whole log is checked: the caller's last step before files change
+ * (o->before_apply: the DDL markers of a backup), then the tablespaces are
+ * found and every one the log needs must be there. */
+static int applier_verified(applier *a, recv *r, verifier *v, xb_error *err)
+{
+	int rc = verifier_join(v, r, a->st, true, err);
+	if (!rc && a->o->before_apply)
+		rc = a->o->before_apply(a->o->before_apply_ctx, err);
+	if (!rc)
+		rc = spaces_scan(a->sp, a->o->dir, a->o->data_file_path, err);
+	if (rc)
+		return rc;
+	xb_info("%zu tablespaces in %s", a->sp->n, a->o->dir);
+	if ((rc = recover_check_spaces(r, a->sp, err)))
+		return rc;
+	a->verified = true;
+	return 0;
+}
+
 /* Move the pipeline on. wait: block until the collector is under its budget
  * (or, with drain, until everything detached has been applied). */
 static int applier_step(applier *a, recv *r, verifier *v, bool drain, xb_error *err)
@@ -364,11 +494,9 @@ static int applier_step(applier *a, recv *r, verifier *v, bool drain, xb_error *
 	    (rc = applier_detach(a, r, err)))
 		return rc;
 	for (;;) {
-		if (a->pending && !a->running && !a->verified && (drain || atomic_load(&v->finished) || recv_full(r))) {
-			if ((rc = verifier_join(v, r, a->st, err)) || (rc = recover_check_spaces(r, a->sp, err)))
-				return rc;
-			a->verified = true;
-		}
+		if (!a->verified && (drain || (a->pending && !a->running && (atomic_load(&v->finished) || recv_full(r)))) &&
+		    (rc = applier_verified(a, r, v, err)))
+			return rc;
 		if (a->pending && !a->running && a->verified && (rc = applier_start(a, r, err)))
 			return rc;
 		bool blocked = drain ? (a->running || a->pending) : recv_full(r) && (a->running || a->pending);
@@ -418,13 +546,13 @@ static int parse_and_apply(logrd *l, recv *r, const recovery_opts *o, recovery_s
 		if (s == REDO_MTR_NEED_MORE || s == REDO_MTR_END) {
 			st->end_lsn = lsn;
 			l->found_checkpoint = r->found_checkpoint;
-			if ((rc = verifier_join(v, r, st, err)))
+			if ((rc = verifier_join(v, r, st, false, err)))
 				return rc;
 			return log_end(l, o, lsn, s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction",
 				       err);
 		}
 		if (recv_add_mtr(r, l->buf + l->pos, m.records_len, lsn, m.end_lsn, why, sizeof why)) {
-			if ((rc = verifier_join(v, r, st, err))) /* its message is the better one */
+			if ((rc = verifier_join(v, r, st, false, err))) /* its message is the better one */
 				return rc;
 			xb_err_set(err, XB_E_REDO_CORRUPT, "%s: mini-transaction at LSN %llu: %s", l->path,
 				   (unsigned long long)lsn, why);
@@ -525,7 +653,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	spaces sp;
 	memset(&sp, 0, sizeof sp);
 	xb_progress *prog = NULL;
-	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + 2 * WINDOW; /* + the verifier */
+	size_t io = (size_t)(o->threads < 1 ? 1 : o->threads) * (1u << 20) + 3 * WINDOW; /* + the verifier's two */
 	/* what the program itself holds (code, libraries, stacks) besides the records and buffers */
 	size_t base = 12u << 20;
 	st->budget = o->use_memory > io + base + (4u << 20) ? o->use_memory - io - base : (4u << 20);
@@ -533,14 +661,11 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	int rc = recv_init(&r, st->budget) ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
 	if (!rc)
 		rc = log_open(&l, o->dir, err);
-	if (!rc)
-		rc = spaces_scan(&sp, o->dir, o->data_file_path, err);
 	if (!rc) {
 		st->checkpoint_lsn = l.info.cp.checkpoint_lsn;
 		xb_info("redo log %s: checkpoint LSN %llu, %llu bytes of records to read, up to %.0f MiB held at once",
 			l.path, (unsigned long long)st->checkpoint_lsn,
 			(unsigned long long)(l.file_end_lsn - st->checkpoint_lsn), (double)st->budget / 1048576.0);
-		xb_info("%zu tablespaces in %s", sp.n, o->dir);
 		if (xb_progress_start(&prog, o->progress ? o->progress : "auto", "prepare", NULL, NULL, NULL) == 0)
 			xb_progress_add_total(prog, 2 * (l.file_end_lsn - st->checkpoint_lsn));
 	}

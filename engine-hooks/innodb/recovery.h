@@ -3,12 +3,15 @@
  * --prepare.
  *
  * recovery_run() reads the backup's redo copy (ib_logfile0) from its
- * checkpoint to its end, collects page records (recv.h) until the memory
- * budget is reached, applies each batch to the tablespace files (recover.h),
- * fsyncs them, and finally replaces the log with the small, logically empty
- * one mariabackup leaves (header, checkpoint at end - 16, one FILE_CHECKPOINT
- * mini-transaction), so the server finds nothing to recover. Everything it
- * measured goes into recovery_stats.
+ * checkpoint to its end and collects page records (recv.h) until the memory
+ * budget is reached. A verifier thread checks the whole log meanwhile;
+ * nothing is changed before it is done (then before_apply runs and the
+ * tablespaces are scanned). Each batch is then applied to the tablespace
+ * files (recover.h) on a thread of its own while the next is collected.
+ * At the end the files are fsynced and the log is replaced with the small,
+ * logically empty one mariabackup leaves (header, checkpoint at end - 16,
+ * one FILE_CHECKPOINT mini-transaction), so the server finds nothing to
+ * recover. Everything it measured goes into recovery_stats.
  */
 #ifndef XB_INNODB_RECOVERY_H
 #define XB_INNODB_RECOVERY_H
@@ -32,6 +35,10 @@ typedef struct recovery_opts {
 	uint64_t expect_end_lsn;    /* last_lsn of xtrabackup_checkpoints (0: unknown) */
 	const char *progress;       /* --progress mode */
 	bool (*should_stop)(void);  /* polled; true stops recovery with XB_E_INTERRUPTED (may be NULL) */
+	/* called once the whole log is checked, before any file is looked at or
+	 * changed (may be NULL); non-zero (with err set) stops recovery */
+	int (*before_apply)(void *ctx, xb_error *err);
+	void *before_apply_ctx;
 } recovery_opts;
 
 typedef struct recovery_space_stat {

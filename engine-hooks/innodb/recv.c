@@ -258,8 +258,7 @@ void recv_free(recv *r)
 		free(r->spaces[i].later_name);
 	}
 	free(r->spaces);
-	free(r->rec_page);
-	free(r->rec_off);
+	free(r->runs);
 	free(r->later);
 	memset(r, 0, sizeof *r);
 }
@@ -401,22 +400,18 @@ __attribute__((format(printf, 3, 4))) static int fail(char *why, size_t whylen, 
 	return -1;
 }
 
-static int reserve_recs(recv *r, size_t n)
+static int reserve_runs(recv *r, size_t n)
 {
-	if (n <= r->cap_recs)
+	if (n <= r->cap_runs)
 		return 0;
-	size_t c = r->cap_recs ? r->cap_recs : 256;
+	size_t c = r->cap_runs ? r->cap_runs : 256;
 	while (c < n)
 		c *= 2;
-	uint32_t *a = realloc(r->rec_page, c * sizeof *a);
+	recv_run *a = realloc(r->runs, c * sizeof *a);
 	if (!a)
 		return -1;
-	r->rec_page = a;
-	uint32_t *b = realloc(r->rec_off, c * sizeof *b);
-	if (!b)
-		return -1;
-	r->rec_off = b;
-	r->cap_recs = c;
+	r->runs = a;
+	r->cap_runs = c;
 	return 0;
 }
 
@@ -560,24 +555,24 @@ static size_t advance_pos(const uint8_t *m, const rec_hdr *h, size_t pos, uint32
 	return pos + n;
 }
 
-/* First pass: assign records to pages, apply the discard rules, count bytes. */
-static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, size_t *nrec, char *why,
+/* First pass: assign records to pages, apply the discard rules, count
+ * bytes. Adjacent records of one page form a run (a page record and the
+ * same_page records after it); *nrun receives how many. */
+static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, size_t *nrun, char *why,
 		       size_t whylen)
 {
 	bool got_page = false;
 	uint32_t cur = NO_PAGE, cur_space = 0, cur_page = 0;
-	size_t pos = 0, i = 0;
-	for (size_t p = 0; p < len; i++) {
+	size_t pos = 0, k = 0;
+	recv_space *s = NULL;
+	for (size_t p = 0; p < len;) {
 		rec_hdr h;
-		if (reserve_recs(r, i + 1))
-			return fail(why, whylen, "out of memory");
 		if (read_hdr(m, len, p, got_page, &h))
 			return fail(why, whylen, "malformed record at +%zu", p);
-		r->rec_off[i] = (uint32_t)p;
-		r->rec_page[i] = NO_PAGE;
 		p = h.end;
 		if (h.has_id && (h.b & 0x80)) { /* file record */
 			got_page = false;
+			s = NULL;
 			if (file_record(r, m, &h, lsn))
 				return fail(why, whylen, "malformed file record at +%zu", h.start);
 			continue;
@@ -589,21 +584,22 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 			return fail(why, whylen, "unknown record %02x at +%zu", h.b, h.start);
 		if (h.has_id) {
 			got_page = true;
+			if (h.space != cur_space || h.page != cur_page)
+				cur = NO_PAGE;
+			pos = 0; /* a record naming its page gives an absolute offset */
+			if (!s || h.space != cur_space)
+				s = NULL;
 			cur_space = h.space;
 			cur_page = h.page;
-			cur = NO_PAGE;
-			pos = 0;
 		}
-		h.space = cur_space;
-		h.page = cur_page;
+		uint32_t rlen = (uint32_t)(h.end - h.start);
 		r->records++;
 		r->parsed.count[kind]++;
-		r->parsed.bytes[kind] += h.end - h.start;
-		recv_space *s = space_get(r, cur_space);
-		if (!s)
+		r->parsed.bytes[kind] += rlen;
+		if (!s && !(s = space_get(r, cur_space)))
 			return fail(why, whylen, "out of memory");
 		s->records++;
-		s->record_bytes += h.end - h.start;
+		s->record_bytes += rlen;
 		if (!s->first_lsn)
 			s->first_lsn = lsn;
 		if (kind == APPLY_EXT_TRIM_PAGES) {
@@ -619,7 +615,7 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 		if (pg->mtr_seq != r->seq) {
 			pg->mtr_seq = r->seq;
 			pg->mtr_len = 0;
-			pg->mtr_from = (uint32_t)i;
+			pg->mtr_from = (uint32_t)h.start;
 			pg->mtr_entry = NULL;
 		}
 		if (kind == APPLY_FREE_PAGE || kind == APPLY_INIT_PAGE) {
@@ -627,31 +623,36 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 			pg->n_entries = 0;
 			pg->init_lsn = lsn;
 			pg->mtr_len = 0;
-			pg->mtr_from = (uint32_t)i;
+			pg->mtr_from = (uint32_t)h.start;
 		}
 		if (cur_page == 0) /* only page 0 writes matter: FSP_SIZE and the flags */
 			pos = advance_pos(m, &h, pos, cur_page, r);
-		pg->mtr_len += (uint32_t)(h.end - h.start);
-		r->rec_page[i] = cur;
+		pg->mtr_len += rlen;
+		if (k && r->runs[k - 1].page == cur && r->runs[k - 1].end == h.start) {
+			r->runs[k - 1].end = (uint32_t)h.end;
+			continue;
+		}
+		if (reserve_runs(r, k + 1))
+			return fail(why, whylen, "out of memory");
+		r->runs[k++] = (recv_run){.page = cur, .start = (uint32_t)h.start, .end = (uint32_t)h.end};
 	}
-	*nrec = i;
+	*nrun = k;
 	return 0;
 }
 
 int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, uint64_t end_lsn, char *why,
 		 size_t whylen)
 {
-	size_t nrec = 0;
+	size_t nrun = 0;
 	r->seq++;
-	if (split_pass1(r, recs, len, start_lsn, &nrec, why, whylen))
+	if (split_pass1(r, recs, len, start_lsn, &nrun, why, whylen))
 		return -1;
-	for (size_t i = 0; i < nrec; i++) {
-		uint32_t pi = r->rec_page[i];
-		if (pi == NO_PAGE)
-			continue;
-		recv_page *pg = &r->pages[pi];
-		if (i < pg->mtr_from)
-			continue;
+	for (size_t k = 0; k < nrun; k++) {
+		const recv_run *run = &r->runs[k];
+		recv_page *pg = &r->pages[run->page];
+		uint32_t a = run->start > pg->mtr_from ? run->start : pg->mtr_from;
+		if (a >= run->end)
+			continue; /* discarded by a FREE_PAGE/INIT_PAGE later in the mtr */
 		if (!pg->mtr_entry) {
 			recv_entry *e = arena_alloc(r, sizeof *e + pg->mtr_len);
 			if (!e)
@@ -669,9 +670,8 @@ int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn,
 			pg->last = e;
 			pg->n_entries++;
 		}
-		size_t a = r->rec_off[i], b = i + 1 < nrec ? r->rec_off[i + 1] : len;
-		memcpy(pg->mtr_entry->recs + pg->mtr_fill, recs + a, b - a);
-		pg->mtr_fill += (uint32_t)(b - a);
+		memcpy(pg->mtr_entry->recs + pg->mtr_fill, recs + a, run->end - a);
+		pg->mtr_fill += run->end - a;
 	}
 	r->mtrs++;
 	r->batch_mtrs++;
@@ -773,12 +773,20 @@ size_t recv_drop_superseded(recv *r, const recv *facts)
 
 int recv_merge_later(recv *dst, recv *src)
 {
-	free(dst->later);
-	dst->later = src->later;
-	dst->n_later = src->n_later;
-	dst->cap_later = src->cap_later;
-	src->later = NULL;
-	src->n_later = src->cap_later = 0;
+	if (!dst->n_later) { /* the usual case: take the table as it is */
+		free(dst->later);
+		dst->later = src->later;
+		dst->n_later = src->n_later;
+		dst->cap_later = src->cap_later;
+		src->later = NULL;
+		src->n_later = src->cap_later = 0;
+	}
+	for (size_t i = 0; i < src->cap_later; i++) { /* src covers a later part of the log: its LSNs win */
+		const struct recv_later *e = &src->later[i];
+		if (e->lsn && later_get(dst, e->space_id, e->page_no) < e->lsn &&
+		    later_put(dst, e->space_id, e->page_no, e->lsn))
+			return -1;
+	}
 	for (size_t i = 0; i < src->cap_spaces; i++) {
 		recv_space *a = &src->spaces[i];
 		if (!a->used)
@@ -786,12 +794,13 @@ int recv_merge_later(recv *dst, recv *src)
 		recv_space *b = space_get(dst, a->space_id);
 		if (!b)
 			return -1;
-		b->later_trim_lsn = a->later_trim_lsn;
-		b->later_deleted = a->later_deleted;
-		b->later_records = a->later_records;
+		if (a->later_trim_lsn > b->later_trim_lsn)
+			b->later_trim_lsn = a->later_trim_lsn;
+		b->later_records |= a->later_records;
 		if (!b->first_lsn)
 			b->first_lsn = a->first_lsn;
-		if (a->later_name) {
+		if (a->later_name) { /* src saw file records for it: their outcome is the latest */
+			b->later_deleted = a->later_deleted;
 			free(b->later_name);
 			b->later_name = a->later_name;
 			a->later_name = NULL;

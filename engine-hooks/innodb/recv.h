@@ -44,7 +44,7 @@ typedef struct recv_page {
 	uint32_t n_entries;
 	uint32_t mtr_seq;   /* internal: the mtr being split */
 	uint32_t mtr_len;   /* internal: bytes of this page in that mtr */
-	uint32_t mtr_from;  /* internal: first record of that mtr kept for this page */
+	uint32_t mtr_from;  /* internal: offset in that mtr of the first record kept for this page */
 	uint32_t mtr_fill;  /* internal: bytes copied so far */
 	recv_entry *mtr_entry; /* internal */
 } recv_page;
@@ -77,6 +77,11 @@ typedef struct recv_space {
 
 typedef struct recv_chunk recv_chunk;
 
+/* Internal: records [start, end) of the mtr being split belong to pages[page]. */
+typedef struct recv_run {
+	uint32_t page, start, end;
+} recv_run;
+
 typedef struct recv {
 	/* the current batch */
 	recv_page *pages;      /* dense array; order is arrival order */
@@ -98,9 +103,8 @@ typedef struct recv {
 	uint64_t file_records[5]; /* FILE_CREATE, DELETE, RENAME, MODIFY, CHECKPOINT */
 	size_t peak_bytes;     /* largest recv_bytes() seen */
 	/* scratch for splitting one mtr */
-	uint32_t *rec_page;    /* per record: index into pages, UINT32_MAX for non-page records */
-	uint32_t *rec_off;     /* per record: start offset in the mtr */
-	size_t cap_recs;
+	struct recv_run *runs; /* adjacent records of one page: index into pages, byte range in the mtr */
+	size_t cap_runs;
 	uint32_t seq;
 	uint64_t want_checkpoint;  /* FILE_CHECKPOINT payload to look for (set by the caller) */
 	bool found_checkpoint;     /* a FILE_CHECKPOINT with that payload was parsed */
@@ -164,7 +168,9 @@ recv_page **recv_sorted_pages(recv *r, size_t *n);
 int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, char *why, size_t whylen);
 
 /* Move what recv_note_later() gathered in src (a collector used only for
- * that, by another thread) into dst. Returns -1 when out of memory. */
+ * that, by another thread) into dst. Notes from two parts of the log are
+ * merged in log order: when dst already holds notes, src's are of a later
+ * part and win. Returns -1 when out of memory. */
 int recv_merge_later(recv *dst, recv *src);
 
 /* Drop the superseded entries of r's batch, by the look-ahead notes held in

@@ -82,10 +82,12 @@ static void test_split_per_page(void)
 /* A batch of pages (5,3) (5,4) (5,6) ending at LSN 1100; the rest of the log
  * frees (5,3) at 2000 and rebuilds (5,4) at 3000. With fold = 0 the
  * look-ahead sees only the part up to 2100 (the rest goes to another
- * collector that is never merged): (5,4) then stays in the batch. */
+ * collector that is never merged): (5,4) then stays in the batch. With
+ * fold = 2 the two parts are noted by two collectors (the verifier thread
+ * and the parser helping it) and merged in log order: the same as one. */
 static void test_lookahead_in_two_halves(void)
 {
-	for (int fold = 0; fold < 2; fold++) {
+	for (int fold = 0; fold < 3; fold++) {
 		recv r, a, b;
 		CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
 		CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
@@ -100,19 +102,22 @@ static void test_lookahead_in_two_halves(void)
 		/* (a file record after a page record would read as a same-page
 		 * record: file operations come in mtrs of their own) */
 		n = rec_page_op(m, 0x00, 5, 3);
+		n += rec_page_op(m + n, 0x00, 7, 1); /* a page only the first part frees */
 		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2000, NULL, 0), 0);
 		n = rec_file(m, 0x90, 9);       /* space 9 dropped ... */
 		n += rec_file(m + n, 0x90, 10); /* space 10 dropped for good */
 		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2100, NULL, 0), 0);
 		n = rec_page_op(m, 0x10, 5, 4);
 		n += rec_page_op(m + n, 0x10, 5, 3);
-		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3000, NULL, 0), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3000, NULL, 0), 0);
 		n = rec_file(m, 0x80, 9); /* ... and created again */
-		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3100, NULL, 0), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3100, NULL, 0), 0);
 		n = rec_write(m, 10, 1); /* the second half knows space 10, but of no file operation */
-		CU_ASSERT_EQUAL(recv_note_later(fold ? &a : &b, m, (uint32_t)n, 3200, NULL, 0), 0);
+		CU_ASSERT_EQUAL(recv_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3200, NULL, 0), 0);
 
 		CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
+		if (fold == 2)
+			CU_ASSERT_EQUAL(recv_merge_later(&r, &b), 0);
 		size_t dropped = recv_drop_superseded(&r, &r);
 		recv_space *s9 = recv_space_find(&r, 9), *s10 = recv_space_find(&r, 10);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s9);
@@ -121,7 +126,7 @@ static void test_lookahead_in_two_halves(void)
 		if (fold) {
 			CU_ASSERT_EQUAL(dropped, 2); /* (5,3) and (5,4); (5,6) stays */
 			CU_ASSERT_FALSE(s9->later_deleted);
-			CU_ASSERT_EQUAL(r.n_later, 2);
+			CU_ASSERT_EQUAL(r.n_later, 3); /* (5,3), (5,4) and (7,1): nothing of the first part lost */
 		} else {
 			CU_ASSERT_EQUAL(dropped, 1); /* the second half unseen: only (5,3) */
 			CU_ASSERT_TRUE(s9->later_deleted);

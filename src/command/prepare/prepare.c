@@ -80,15 +80,22 @@ static int threads_for(const xb_options *o)
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
-static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *err)
+/* The DDL markers, once the redo copy is known to be whole: a damaged log leaves the backup untouched. */
+static int do_markers(void *ctx, xb_error *err)
 {
 	int nmarkers = 0;
-	int rc = markers_apply(dir, &nmarkers, err);
-	if (rc)
-		return rc;
-	if (nmarkers)
+	int rc = markers_apply(ctx, &nmarkers, err);
+	if (!rc && nmarkers)
 		xb_info("%d DDL markers carried out", nmarkers);
+	return rc;
+}
+
+static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *err)
+{
+	int rc;
 	recovery_opts ro = {.dir = dir,
+			    .before_apply = do_markers,
+			    .before_apply_ctx = (void *)dir,
 			    .use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY),
 			    .threads = threads_for(o),
 			    .compression_level = 6,

@@ -653,6 +653,15 @@ json_num() {
 # tree_sums DIR - "md5  path" of every regular file under DIR (paths relative, sorted),
 # for "nothing changed" checks; file names alone show up too, so a new or removed
 # file is a difference.
+# flip FILE OFFSET - invert one byte.
+flip() {
+    local b
+    b=$(od -An -tu1 -j"$2" -N1 "$1" | tr -d ' ')
+    [[ -n $b ]] || fail "flip: no byte at $2 of $1"
+    # shellcheck disable=SC2059
+    printf "\\$(printf '%03o' $((b ^ 0xFF)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 tree_sums() {
     (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r md5sum)
 }

@@ -82,14 +82,6 @@ grep -q ' page 3: ' "$T/hot.cmp" || { cat "$T/hot.cmp" >&2; fail "precondition: 
 # newcopy NAME - a fresh copy of the backup, echoes its path.
 newcopy() { cp -a "$B" "$T/$1" || fail "copying the backup to $T/$1 failed"; echo "$T/$1"; }
 
-# flip FILE OFFSET - invert one byte.
-flip() {
-    local b
-    b=$(od -An -tu1 -j"$2" -N1 "$1" | tr -d ' ')
-    [[ -n $b ]] || fail "flip: no byte at $2 of $1"
-    # shellcheck disable=SC2059
-    printf "\\$(printf '%03o' $((b ^ 0xFF)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
 
 # expect_error CASE DIR CODE_NAME FILE_ERE MB [prepare options...] - run the preparer
 # under test on DIR. Ours: exit code of CODE_NAME, not "completed OK!", stderr matches
