@@ -369,7 +369,10 @@ static void verifier_free(verifier *v)
  * applied; the memory of the pending and the running batch counts against
  * the budget (recv.reserved), so the parser stops when both together with
  * its own reach it. A batch is detached at half the budget, so that the two
- * halves alternate. */
+ * halves alternate, or earlier (at a quarter of that, 64 MiB at least) when
+ * the applier would otherwise wait: with a large budget the first batch then
+ * starts as soon as the log is checked, and the last one, which nothing
+ * overlaps, is small. */
 typedef struct applier {
 	recv *pending;          /* detached, not started */
 	size_t pending_bytes;
@@ -482,6 +485,8 @@ static int applier_verified(applier *a, recv *r, verifier *v, xb_error *err)
 	return 0;
 }
 
+#define MIN_BATCH (64u << 20) /* a batch handed to an idle applier early holds at least this */
+
 /* Move the pipeline on. wait: block until the collector is under its budget
  * (or, with drain, until everything detached has been applied). */
 static int applier_step(applier *a, recv *r, verifier *v, bool drain, xb_error *err)
@@ -490,7 +495,12 @@ static int applier_step(applier *a, recv *r, verifier *v, bool drain, xb_error *
 	if (a->running && atomic_load(&a->done) && (rc = applier_join(a, r)))
 		goto failed;
 	size_t own = recv_batch_bytes(r), fixed = recv_bytes(r) - own - r->reserved;
-	if (!a->pending && (drain || recv_full(r) || own * 2 >= (r->budget > fixed ? r->budget - fixed : 0)) &&
+	/* half the memory; or less when the applier would otherwise sit idle, so
+	 * that it starts as soon as the log is checked and the last batch, which
+	 * nothing overlaps, is small */
+	size_t half = (r->budget > fixed ? r->budget - fixed : 0) / 2, least = half / 4 > MIN_BATCH ? half / 4 : MIN_BATCH;
+	bool idle = !a->running && atomic_load(&v->finished) && own >= least;
+	if (!a->pending && (drain || recv_full(r) || own >= half || idle) &&
 	    (rc = applier_detach(a, r, err)))
 		return rc;
 	for (;;) {
