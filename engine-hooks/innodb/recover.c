@@ -151,6 +151,7 @@ static int load_frame(worker *w, space_file *f, recv_page *pg, uint8_t *stored, 
 	char why[160];
 	bool check_no = f->space_id != 0;
 	if (!(f->space_id == 0 && innodb_page_in_doublewrite(si, pg->page_no)) &&
+	    !spaces_page_written(f, pg->page_no) && /* checked after apply when an earlier batch wrote it */
 	    !innodb_page_is_valid(stored, si, pg->page_no, check_no, why, sizeof why)) {
 		xb_err_set(&w->err, XB_E_CORRUPT_PAGE, "%s page %u fails its checksum before apply: %s", f->rel,
 			   pg->page_no, why);
@@ -322,6 +323,8 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		if (write_all(fd, w->buf + wstart * psz, wn * psz, off + (off_t)(wstart * psz)))
 			return xb_err_set(&w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
 					  w->pages[i + wstart]->page_no, strerror(errno));
+		for (size_t k2 = wstart; k2 < wstart + wn; k2++)
+			spaces_mark_written(f, w->pages[i + k2]->page_no);
 		t1 = now_ns();
 		w->st.ns_write += t1 - b;
 		w->st.pages_written += wn;
@@ -440,6 +443,8 @@ static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recove
 		last = pages[i]->space_id;
 		space_file *f = spaces_find(s, last);
 		recv_space *rs = recv_space_find(r, last);
+		if (f && spaces_map_pages(f))
+			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 		if (f && f->info.encrypted) {
 			xb_err_set(err, XB_E_CORRUPT_PAGE,
 				   "%s is an encrypted tablespace with redo to apply (from LSN %llu): this version cannot "

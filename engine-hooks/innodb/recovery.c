@@ -700,7 +700,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 		xb_progress_stop(prog);
 	if (!rc) {
 		uint64_t t = now_ns();
-		rc = spaces_sync(&sp, err);
+		rc = spaces_sync(&sp, o->threads < 4 ? 4 : o->threads, err);
 		st->ns_fsync = now_ns() - t;
 	}
 	if (!rc)

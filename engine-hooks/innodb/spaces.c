@@ -13,11 +13,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define SYNC_THREADS_MAX 8 /* fsyncs at once */
 
 #define PAGE0_READ 65536u
 
@@ -67,6 +71,7 @@ static void file_free(space_file *f)
 		free(f->part[i].path);
 	}
 	free(f->rel);
+	free(f->written_map);
 }
 
 void spaces_free(spaces *s)
@@ -365,7 +370,35 @@ static int resize(space_file *f, uint64_t n_pages, bool shrink, xb_error *err)
 				  (unsigned long long)n_pages, strerror(errno));
 	p->n_pages = want;
 	f->written = true;
+	for (uint64_t pg = n_pages; pg < f->map_pages; pg++) /* cut off: no longer what was written */
+		f->written_map[pg >> 3] &= (uint8_t)~(1u << (pg & 7));
 	return 0;
+}
+
+int spaces_map_pages(space_file *f)
+{
+	uint64_t n = spaces_size_pages(f);
+	if (n <= f->map_pages)
+		return 0;
+	uint8_t *m = realloc(f->written_map, (size_t)((n + 7) / 8));
+	if (!m)
+		return -1;
+	memset(m + (f->map_pages + 7) / 8, 0, (size_t)((n + 7) / 8 - (f->map_pages + 7) / 8));
+	f->written_map = m;
+	f->map_pages = n;
+	return 0;
+}
+
+bool spaces_page_written(const space_file *f, uint32_t page_no)
+{
+	return page_no < f->map_pages &&
+	       (__atomic_load_n(&f->written_map[page_no >> 3], __ATOMIC_RELAXED) >> (page_no & 7) & 1);
+}
+
+void spaces_mark_written(space_file *f, uint32_t page_no)
+{
+	if (page_no < f->map_pages)
+		__atomic_fetch_or(&f->written_map[page_no >> 3], (uint8_t)(1u << (page_no & 7)), __ATOMIC_RELAXED);
 }
 
 int spaces_extend(space_file *f, uint64_t n_pages, xb_error *err)
@@ -378,16 +411,61 @@ int spaces_truncate(space_file *f, uint64_t n_pages, xb_error *err)
 	return resize(f, n_pages, true, err);
 }
 
-int spaces_sync(spaces *s, xb_error *err)
+/* The files to fsync, shared by the threads that fsync them. */
+typedef struct sync_job {
+	space_part **parts;
+	size_t n;
+	_Atomic size_t next;
+	_Atomic int failed;   /* index + 1 of the first part that failed */
+	int err_no;
+} sync_job;
+
+static void *sync_main(void *arg)
 {
+	sync_job *j = arg;
+	for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n && !atomic_load(&j->failed);) {
+		if (fsync(j->parts[i]->fd)) {
+			int zero = 0;
+			int e = errno;
+			if (atomic_compare_exchange_strong(&j->failed, &zero, (int)i + 1))
+				j->err_no = e;
+		}
+	}
+	return NULL;
+}
+
+int spaces_sync(spaces *s, int threads, xb_error *err)
+{
+	sync_job j = {.parts = malloc((s->cap ? s->cap : 1) * SPACES_MAX_PARTS * sizeof(space_part *))};
+	if (!j.parts)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	for (size_t i = 0; i < s->cap; i++) {
 		space_file *f = spaces_at(s, i);
 		if (!f || !f->written)
 			continue;
 		for (int k = 0; k < f->n_parts; k++)
-			if (f->part[k].fd >= 0 && fsync(f->part[k].fd))
-				return xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", f->part[k].path, strerror(errno));
-		f->written = false;
+			if (f->part[k].fd >= 0)
+				j.parts[j.n++] = &f->part[k];
 	}
-	return 0;
+	/* several fsyncs at once keep the device's queue full */
+	pthread_t tid[SYNC_THREADS_MAX];
+	int nt = threads < 1 ? 1 : threads > SYNC_THREADS_MAX ? SYNC_THREADS_MAX : threads, started = 0;
+	if ((size_t)nt > j.n)
+		nt = (int)j.n;
+	for (int t = 1; t < nt; t++)
+		if (!pthread_create(&tid[started], NULL, sync_main, &j))
+			started++;
+	sync_main(&j);
+	for (int t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	int failed = atomic_load(&j.failed), rc = 0;
+	if (failed)
+		rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", j.parts[failed - 1]->path, strerror(j.err_no));
+	for (size_t i = 0; !rc && i < s->cap; i++) {
+		space_file *f = spaces_at(s, i);
+		if (f)
+			f->written = false;
+	}
+	free(j.parts);
+	return rc;
 }

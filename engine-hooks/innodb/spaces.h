@@ -42,6 +42,8 @@ typedef struct space_file {
 	uint32_t io_block;  /* the file system's block size: page_compressed pages are written in these units */
 	bool identified;    /* page 0 gave the space id */
 	bool written;       /* needs fsync */
+	uint8_t *written_map; /* a bit per page written (and checked) by this recovery */
+	uint64_t map_pages;   /* pages the map covers */
 	bool used;          /* hash slot in use (internal) */
 } space_file;
 
@@ -80,8 +82,16 @@ uint64_t spaces_size_pages(const space_file *f);
 int spaces_extend(space_file *f, uint64_t n_pages, xb_error *err);
 int spaces_truncate(space_file *f, uint64_t n_pages, xb_error *err);
 
-/* fsync every file written to. */
-int spaces_sync(spaces *s, xb_error *err);
+/* The pages this recovery wrote, each checked after apply: a later batch
+ * that reads one back need not check it again. spaces_map_pages() makes the
+ * map cover the file's current size (before the workers start: it may move
+ * the map); marking and testing are safe from several threads at once. */
+int spaces_map_pages(space_file *f);
+bool spaces_page_written(const space_file *f, uint32_t page_no);
+void spaces_mark_written(space_file *f, uint32_t page_no);
+
+/* fsync every file written to, on up to threads threads at once. */
+int spaces_sync(spaces *s, int threads, xb_error *err);
 
 /* Iterate: the i-th identified file for i < s->cap (NULL for empty slots). */
 static inline space_file *spaces_at(const spaces *s, size_t i)
