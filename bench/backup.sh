@@ -4,12 +4,13 @@
 # xtrabackup fsyncs every file before it writes its completion marker; mariabackup does
 # not, so it is also timed followed by `sync -f` of its target (like for like).
 #
-# Builds a sysbench dataset (SIZE_GB, default 3) on a throwaway server, measures the
-# disk's sequential read bandwidth with fio (direct I/O, 1 MiB blocks), then times,
-# alternating and with the page cache dropped before each run: our --backup with
-# --parallel=4 and 1, mariabackup with the same, and `cp -a` of the datadir. Prints
-# MB/s of datadir bytes, ratios, peak RSS, and the throughput a 4-thread sysbench
-# write load keeps while each backup tool runs (vs. no backup).
+# Builds a sysbench dataset (SIZE_GB, default 3) on a throwaway server, then in every
+# round measures the disk's sequential read bandwidth with fio (direct I/O, 1 MiB
+# blocks) and times, alternating and with the page cache dropped before each run: our
+# --backup with --parallel=4 and 1, mariabackup with the same, both streamed to
+# /dev/null (the read side alone), and `cp -a` of the datadir. Prints MB/s of datadir
+# bytes, ratios, the share of the disk's read bandwidth, peak RSS, and the throughput a
+# 4-thread sysbench write load keeps while each backup tool runs (vs. no backup).
 #
 # usage: bench/backup.sh [ROUNDS]   env: SIZE_GB=3 TABLES=8 KEEP=1
 set -u
@@ -38,19 +39,25 @@ log "datadir: $((BYTES / 1048576)) MiB"
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
 
-log "disk sequential read bandwidth (fio, direct, 1 MiB, queue depth 1 and 8)"
-fio_read() { # iodepth
+# The disk's sequential read bandwidth (fio, direct, 1 MiB) is measured in every round,
+# between the backups, on one file laid out once: this virtual disk's figure moves from
+# run to run (its host caches), so one reading at the start is not a fair yardstick.
+log "laying out a 2 GiB file for fio (disk sequential read bandwidth, direct, 1 MiB)"
+fio --name=layout --filename="$T/fio.dat" --size=2G --bs=1M --rw=write --direct=1 --ioengine=libaio \
+    --output-format=terse >/dev/null 2>&1 || fail "fio could not lay out $T/fio.dat"
+fio_read() { # iodepth -> MB/s
   fio --name=seqread --filename="$T/fio.dat" --size=2G --bs=1M --rw=read --direct=1 --ioengine=libaio \
-      --iodepth="$1" --output-format=terse --terse-version=3 2>/dev/null | cut -d';' -f7   # KB/s
+      --iodepth="$1" --readonly --output-format=terse --terse-version=3 2>/dev/null |
+    cut -d';' -f7 | awk '{printf "%.0f", $1*1024/1e6}'   # KB/s -> MB/s
 }
-drop_caches; DISK_KBS=$(fio_read 1)
-drop_caches; DISK8_KBS=$(fio_read 8)
-rm -f "$T/fio.dat"
-# "the disk's sequential read bandwidth": one sequential stream (queue depth 1), like dd or cp
-DISK_MBS=$(awk -v k="$DISK_KBS" 'BEGIN{printf "%.0f", k*1024/1e6}')
-DISK8_MBS=$(awk -v k="$DISK8_KBS" 'BEGIN{printf "%.0f", k*1024/1e6}')
+declare -a DISK1 DISK8
+disk_round() { # round
+  drop_caches; DISK1[$1]=$(fio_read 1)
+  drop_caches; DISK8[$1]=$(fio_read 8)
+  log "disk read, round $1: ${DISK1[$1]} MB/s at queue depth 1, ${DISK8[$1]} MB/s at queue depth 8"
+}
 
-declare -A SUM MEM
+declare -A SUM MEM LAST ROUND_PCT
 run_one() { # name command...
   local name=$1; shift
   rm -rf "$T/out"; drop_caches
@@ -59,6 +66,7 @@ run_one() { # name command...
   /usr/bin/time -f '%M' -o "$T/rss" "$@" > "$T/$name.log" 2>&1 || { tail "$T/$name.log"; fail "$name failed"; }
   t1=$(date +%s.%N)
   local s; s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')
+  LAST[$name]=$s
   SUM[$name]=$(awk -v x="${SUM[$name]:-0}" -v s="$s" 'BEGIN{print x+s}')
   local rss; rss=$(cat "$T/rss")
   [ "${MEM[$name]:-0}" -lt "$rss" ] && MEM[$name]=$rss
@@ -66,22 +74,35 @@ run_one() { # name command...
 }
 CNF=$(cnf_of src)
 for r in $(seq "$ROUNDS"); do
+  disk_round "$r"
   run_one xb_p4 "$TOP/build/xtrabackup" --defaults-file="$CNF" --backup --parallel=4 --progress=none --target-dir="$T/out"
+  ROUND_PCT[$r]=$(awk -v b="$BYTES" -v s="${LAST[xb_p4]}" -v d="${DISK1[$r]}" 'BEGIN{printf "%.0f", 100*b/s/1e6/d}')
   run_one mb_p4 mariabackup --defaults-file="$CNF" --backup --parallel=4 --target-dir="$T/out"
   # mariabackup does not fsync what it wrote: "completed OK!" can precede the data reaching
   # the disk. The same run followed by a sync of the target is the like-for-like figure.
   run_one mb_p4_sync sh -c 'mariabackup --defaults-file="$1" --backup --parallel=4 --target-dir="$2" && sync -f "$2"' \
     sh "$CNF" "$T/out"
+  # The read side alone: the same backups streamed to /dev/null (as to another host),
+  # so the disk only reads.
+  run_one xb_p4_stream sh -c '"$1" --defaults-file="$2" --backup --parallel=4 --progress=none --stream=xbstream \
+    --target-dir="$3" > /dev/null' sh "$TOP/build/xtrabackup" "$CNF" "$T/out"
+  run_one mb_p4_stream sh -c 'mariabackup --defaults-file="$1" --backup --parallel=4 --stream=xbstream \
+    --target-dir="$2" > /dev/null' sh "$CNF" "$T/out"
   run_one xb_p1 "$TOP/build/xtrabackup" --defaults-file="$CNF" --backup --parallel=1 --progress=none --target-dir="$T/out"
   run_one mb_p1 mariabackup --defaults-file="$CNF" --backup --parallel=1 --target-dir="$T/out"
   run_one cp cp -a "$DATA" "$T/out"
 done
+rm -f "$T/fio.dat"
+mean() { printf '%s\n' "$@" | awk '{s+=$1; n++} END {printf "%.0f", s/n}'; }
+DISK_MBS=$(mean "${DISK1[@]}")
+DISK8_MBS=$(mean "${DISK8[@]}")
 
 rate() { awk -v b="$BYTES" -v s="${SUM[$1]}" -v r="$ROUNDS" 'BEGIN{printf "%.0f", b/(s/r)/1e6}'; }
 echo
-echo "datadir bytes: $BYTES; disk sequential read: $DISK_MBS MB/s (queue depth 1), $DISK8_MBS MB/s (queue depth 8); rounds: $ROUNDS"
+echo "datadir bytes: $BYTES; rounds: $ROUNDS"
+echo "disk sequential read (fio, direct, 1 MiB), mean of the rounds: $DISK_MBS MB/s at queue depth 1 (rounds: ${DISK1[*]}), $DISK8_MBS MB/s at queue depth 8 (rounds: ${DISK8[*]})"
 printf '%-28s %8s %10s %12s\n' run "MB/s" "peak RSS" "vs disk QD1"
-for n in xb_p4 mb_p4 mb_p4_sync xb_p1 mb_p1 cp; do
+for n in xb_p4 mb_p4 mb_p4_sync xb_p4_stream mb_p4_stream xb_p1 mb_p1 cp; do
   printf '%-28s %8s %8s KiB %11s%%\n' "$n" "$(rate $n)" "${MEM[$n]:-?}" \
     "$(awk -v a="$(rate $n)" -v d="$DISK_MBS" 'BEGIN{printf "%.0f", 100*a/d}')"
 done
@@ -90,6 +111,8 @@ echo "ratio xtrabackup/mariabackup --parallel=4: $(ratio xb_p4 mb_p4)  (goal >= 
 echo "ratio xtrabackup/(mariabackup + sync) --parallel=4: $(ratio xb_p4 mb_p4_sync)  (like for like: both durable)"
 echo "ratio xtrabackup/mariabackup --parallel=1: $(ratio xb_p1 mb_p1)  (goal >= 1.00)"
 echo "ratio xtrabackup --parallel=4 / cp -a:     $(ratio xb_p4 cp)"
+echo "xtrabackup --parallel=4 into a directory on the same disk: $(awk -v a="$(rate xb_p4)" -v d="$DISK_MBS" 'BEGIN{printf "%.0f", 100*a/d}')% of the disk's read bandwidth (goal >= 70%; each round against its own disk reading: ${ROUND_PCT[*]}%)"
+echo "  (it reads and writes the same number of bytes on one disk; streamed to /dev/null it reads only: $(awk -v a="$(rate xb_p4_stream)" -v d="$DISK_MBS" 'BEGIN{printf "%.0f", 100*a/d}')%)"
 
 # Write-load impact: sysbench write-only with 4 threads reports its throughput every
 # second; the backup starts 5 s in. The loss is the mean tps while the backup runs

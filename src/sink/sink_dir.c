@@ -12,6 +12,13 @@
  * written (quick: the data is already on its way to disk), so everything is
  * durable before the caller writes the completion marker.
  *
+ * Empty space stays empty: a whole 64 KiB block of zeros written where the
+ * file has never had data (the tail of a freshly extended tablespace, the
+ * unused part of ibdata1 or of an undo tablespace) is skipped, leaving a
+ * hole that reads back as zeros, and close() sets the file's full length.
+ * The backup takes less space and the disk writes fewer bytes. Zeros written
+ * over earlier data (a stream's seek back) are always written.
+ *
  * Untrusted names (XB_SINK_DIR_UNTRUSTED, extraction of a stream): the
  * directory is opened once and every file is reached from it component by
  * component with openat(O_NOFOLLOW | O_DIRECTORY), missing directories made
@@ -47,15 +54,19 @@ typedef struct dir_sink {
 	pthread_mutex_t mu;    /* protects the list of files to sync */
 	char **done;           /* files closed since the last finish(), to fsync */
 	size_t ndone, capdone; /* count and capacity of done */
+	uint64_t hole_bytes;   /* zero bytes left as holes (updated atomically) */
 } dir_sink;
 
 #define WRITEBACK_STEP (8u << 20) /* start writeback every this many bytes */
+#define HOLE_BLOCK (64u << 10)    /* zero blocks of this size, at multiples of it, become holes */
 
 typedef struct dir_file {
 	xb_sink *sink;          /* must be first: owning sink */
 	int fd;                 /* open descriptor of the temporary */
 	bool direct;            /* still writing with O_DIRECT */
-	uint64_t written;       /* bytes written so far */
+	uint64_t written;       /* bytes written so far: the position of the next write */
+	uint64_t hw;            /* end of everything written or left as a hole so far */
+	bool holes;             /* a zero block was skipped */
 	uint64_t flushed;       /* bytes whose writeback was started */
 	char path[PATH_MAX];    /* final path */
 	char tmp[PATH_MAX];     /* temporary path */
@@ -275,15 +286,45 @@ static xb_sink_file *dir_open(xb_sink *s, const char *relpath, xb_error *err)
 	return (xb_sink_file *)f;
 }
 
-static int dir_write(xb_sink_file *file, const void *buf, size_t len, xb_error *err)
+/* Is the block at p (len bytes) all zeros? A data page fails on its first bytes. */
+static bool all_zero(const uint8_t *p, size_t len)
 {
-	dir_file *f = (dir_file *)file;
-	const char *p = buf;
-	size_t left = len;
-	if (f->direct && (((uintptr_t)buf | len | f->written) & (DIRECT_ALIGN - 1)) != 0)
+	return len > 0 && p[0] == 0 && memcmp(p, p + 1, len - 1) == 0;
+}
+
+/* Bytes at the start of p (len bytes, file offset pos) that may become a
+ * hole: whole zero blocks, from a block boundary, where the file has never
+ * had data. */
+static size_t hole_run(const dir_file *f, const uint8_t *p, size_t len, uint64_t pos)
+{
+	size_t n = 0;
+	if (pos < f->hw || pos % HOLE_BLOCK)
+		return 0;
+	while (len - n >= HOLE_BLOCK && all_zero(p + n, HOLE_BLOCK))
+		n += HOLE_BLOCK;
+	return n;
+}
+
+/* Bytes at the start of p (len bytes, file offset pos) to write: up to the
+ * first block that may become a hole, or all of them. */
+static size_t data_run(const dir_file *f, const uint8_t *p, size_t len, uint64_t pos)
+{
+	uint64_t from = pos > f->hw ? pos : f->hw;
+	from = (from + HOLE_BLOCK - 1) / HOLE_BLOCK * HOLE_BLOCK;
+	if (from == pos)
+		from += HOLE_BLOCK; /* hole_run() found data there */
+	for (uint64_t b = from; b - pos + HOLE_BLOCK <= len; b += HOLE_BLOCK)
+		if (all_zero(p + (b - pos), HOLE_BLOCK))
+			return (size_t)(b - pos);
+	return len;
+}
+
+static int write_at(dir_file *f, const uint8_t *p, size_t len, uint64_t pos, xb_error *err)
+{
+	if (f->direct && (((uintptr_t)p | len | pos) & (DIRECT_ALIGN - 1)) != 0)
 		stop_direct(f); /* an unaligned piece: buffered from here on */
-	while (left > 0) {
-		ssize_t n = write(f->fd, p, left);
+	while (len > 0) {
+		ssize_t n = pwrite(f->fd, p, len, (off_t)pos);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -297,7 +338,32 @@ static int dir_write(xb_sink_file *file, const void *buf, size_t len, xb_error *
 			return XB_E_IO_WRITE;
 		}
 		p += n;
-		left -= (size_t)n;
+		pos += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int dir_write(xb_sink_file *file, const void *buf, size_t len, xb_error *err)
+{
+	dir_file *f = (dir_file *)file;
+	const uint8_t *p = buf;
+	size_t done = 0;
+	while (done < len) {
+		uint64_t pos = f->written + done;
+		size_t n = hole_run(f, p + done, len - done, pos);
+		if (n > 0) {
+			f->holes = true;
+			atomic_fetch_add((_Atomic uint64_t *)&((dir_sink *)f->sink)->hole_bytes, n);
+		} else {
+			n = data_run(f, p + done, len - done, pos);
+			int rc = write_at(f, p + done, n, pos, err);
+			if (rc)
+				return rc;
+		}
+		done += n;
+		if (pos + n > f->hw)
+			f->hw = pos + n;
 	}
 	f->written += len;
 	if (f->direct)
@@ -354,6 +420,13 @@ static int dir_close(xb_sink_file *file, xb_error *err)
 	dir_file *f = (dir_file *)file;
 	if (f->written > f->flushed)
 		sync_file_range(f->fd, (off_t)f->flushed, 0, SYNC_FILE_RANGE_WRITE);
+	struct stat st;
+	if (f->holes && (fstat(f->fd, &st) || (uint64_t)st.st_size < f->hw) && ftruncate(f->fd, (off_t)f->hw)) {
+		xb_err_set(err, XB_E_IO_WRITE, "cannot set the length of %s: %s", f->path, strerror(errno));
+		close(f->fd);
+		drop(f);
+		return XB_E_IO_WRITE;
+	}
 	if (close(f->fd)) {
 		xb_err_set(err, XB_E_IO_WRITE, "cannot close %s: %s", f->path, strerror(errno));
 		drop(f);
@@ -521,6 +594,11 @@ int xb_sink_dir_seek(xb_sink_file *file, uint64_t offset, xb_error *err)
 				  (unsigned long long)offset, strerror(offset > (uint64_t)INT64_MAX ? EINVAL : errno));
 	f->written = f->flushed = offset; /* written is the position from now on */
 	return 0;
+}
+
+uint64_t xb_sink_dir_holes(const xb_sink *s)
+{
+	return s && s->ops == &dir_ops ? atomic_load((_Atomic uint64_t *)&((dir_sink *)s)->hole_bytes) : 0;
 }
 
 /* The directory to resolve from: the one kept open, or opened for one call. */

@@ -22,6 +22,10 @@
 /* Is f a file of a directory sink (so the calls below apply to it)? */
 bool xb_sink_dir_file(const xb_sink_file *f);
 
+/* Zero bytes the directory sink s has left as holes so far (0 for any other
+ * kind of sink). */
+uint64_t xb_sink_dir_holes(const xb_sink *s);
+
 /* Later writes to f go to offset (before or past its end; the file keeps
  * its size when overwritten inside it). */
 int xb_sink_dir_seek(xb_sink_file *f, uint64_t offset, xb_error *err);
