@@ -324,6 +324,42 @@ void bp_sort_unique(bp_dump *d)
 	d->n = k;
 }
 
+int bp_unique_in_order(bp_dump *d, xb_error *err)
+{
+	if (d->n < 2)
+		return 0;
+	/* open addressing over the 64-bit keys, at most half full; the key of
+	 * (0xFFFFFFFF, 0xFFFFFFFF) marks a free slot, so that entry is tracked apart */
+	size_t slots = 16;
+	while (slots < d->n * 2)
+		slots *= 2;
+	uint64_t *set = malloc(slots * sizeof *set);
+	if (!set)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory for a buffer-pool dump of %zu pages", d->n);
+	memset(set, 0xff, slots * sizeof *set);
+	bool seen_free_key = false;
+	size_t k = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		uint64_t key = (uint64_t)d->v[i].space_id << 32 | d->v[i].page_no;
+		bool dup;
+		if (key == UINT64_MAX) {
+			dup = seen_free_key;
+			seen_free_key = true;
+		} else {
+			size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (slots - 1);
+			while (set[h] != UINT64_MAX && set[h] != key)
+				h = (h + 1) & (slots - 1);
+			dup = set[h] == key;
+			set[h] = key;
+		}
+		if (!dup)
+			d->v[k++] = d->v[i];
+	}
+	free(set);
+	d->n = k;
+	return 0;
+}
+
 size_t bp_filter(bp_dump *d, bool (*keep)(void *ctx, uint32_t space_id, uint32_t page_no), void *ctx)
 {
 	size_t k = 0;

@@ -101,6 +101,11 @@ int bp_parse(const uint8_t *buf, size_t len, const char *name, bp_dump *out, xb_
  * when that memory is not available, so it cannot fail. */
 void bp_sort_unique(bp_dump *d);
 
+/* Drop every entry that appeared earlier in d, keeping the order: in a dump
+ * in file order the most recently used pages stay first. XB_E_INTERNAL when
+ * out of memory (d unchanged). */
+int bp_unique_in_order(bp_dump *d, xb_error *err);
+
 /* Keep, in order, only the entries for which keep(ctx, space_id, page_no)
  * (not NULL; ctx is passed through) returns true. Returns the number of
  * entries dropped. */

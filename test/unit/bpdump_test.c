@@ -561,6 +561,15 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* (key, position) pairs by key, then position */
+static int u64_pair_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -604,6 +613,72 @@ static void check_random_sort(size_t n, uint32_t space_mod, uint32_t page_mod)
 		printf("(%zu entries, %zu distinct: sort+unique %.0f ms) ", n, k, (t1 - t0) * 1e3);
 	free(ref);
 	bp_dump_free(&d);
+}
+
+/* bp_unique_in_order: the first occurrence of every entry stays, in order;
+ * checked by hand and on random dumps against a reference built with the
+ * sorted keys (first position of each key). */
+static void test_unique_in_order(void)
+{
+	bp_dump d = {0};
+	static const uint32_t in[][2] = {{5, 3}, {1, 9}, {5, 3}, {0, 7}, {0xFFFFFFFFu, 0xFFFFFFFFu}, {1, 2},
+					 {5, 1}, {1, 9}, {0xFFFFFFFFu, 0xFFFFFFFFu}, {0, 7}, {2, 0}, {5, 3}};
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+		CU_ASSERT_EQUAL(bp_dump_push(&d, in[i][0], in[i][1], NULL), 0);
+	CU_ASSERT_EQUAL(bp_unique_in_order(&d, NULL), 0);
+	static const uint32_t want[][2] = {{5, 3}, {1, 9}, {0, 7}, {0xFFFFFFFFu, 0xFFFFFFFFu}, {1, 2}, {5, 1}, {2, 0}};
+	CU_ASSERT_EQUAL_FATAL(d.n, 7);
+	for (size_t i = 0; i < 7; i++)
+		CU_ASSERT(d.v[i].space_id == want[i][0] && d.v[i].page_no == want[i][1]);
+	CU_ASSERT_EQUAL(bp_unique_in_order(&d, NULL), 0); /* idempotent */
+	CU_ASSERT_EQUAL(d.n, 7);
+	bp_dump_free(&d);
+
+	for (int round = 0; round < 3; round++) {
+		size_t n = round == 0 ? 1000 : 500000;
+		uint32_t space_mod = round == 2 ? 0 : 20, page_mod = round == 2 ? 0 : 30000;
+		bp_dump r = {0};
+		CU_ASSERT_FATAL(bp_dump_reserve(&r, n, NULL) == 0);
+		uint64_t *ref = malloc(n * 2 * sizeof *ref); /* (key, position) pairs */
+		CU_ASSERT_FATAL(ref != NULL);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t x = rng();
+			uint32_t sp = (uint32_t)(x >> 32), pg = (uint32_t)x;
+			if (space_mod)
+				sp %= space_mod, pg %= page_mod;
+			r.v[i] = (bp_entry){sp, pg};
+		}
+		r.n = n;
+		/* reference: positions whose key did not occur before, found with a
+		 * stable sort of the keys (qsort on key, then position) */
+		for (size_t i = 0; i < n; i++) {
+			ref[2 * i] = (uint64_t)r.v[i].space_id << 32 | r.v[i].page_no;
+			ref[2 * i + 1] = i;
+		}
+		qsort(ref, n, 2 * sizeof *ref, u64_pair_cmp);
+		uint8_t *first = calloc(n, 1);
+		CU_ASSERT_FATAL(first != NULL);
+		for (size_t i = 0; i < n; i++)
+			if (i == 0 || ref[2 * i] != ref[2 * (i - 1)])
+				first[ref[2 * i + 1]] = 1;
+		bp_dump copy = {0};
+		CU_ASSERT_FATAL(bp_dump_reserve(&copy, n, NULL) == 0);
+		memcpy(copy.v, r.v, n * sizeof *r.v);
+		copy.n = n;
+		CU_ASSERT_EQUAL(bp_unique_in_order(&r, NULL), 0);
+		size_t k = 0, bad = 0;
+		for (size_t i = 0; i < n; i++)
+			if (first[i]) {
+				bad += k >= r.n || r.v[k].space_id != copy.v[i].space_id || r.v[k].page_no != copy.v[i].page_no;
+				k++;
+			}
+		CU_ASSERT_EQUAL(r.n, k);
+		CU_ASSERT_EQUAL(bad, 0);
+		free(first);
+		free(ref);
+		bp_dump_free(&copy);
+		bp_dump_free(&r);
+	}
 }
 
 static void test_sort_large(void)
@@ -790,6 +865,7 @@ int main(void)
 	CU_add_test(s, "text writer formatting", test_write_text);
 	CU_add_test(s, "sort, unique, filter", test_sort_filter_small);
 	CU_add_test(s, "sort+unique on 2M random entries vs reference", test_sort_large);
+	CU_add_test(s, "unique in order: first occurrences kept, order kept", test_unique_in_order);
 	CU_add_test(s, "speed on 6.5M entries", test_speed);
 	CU_add_test(s, "write_file/read_file", test_files);
 	CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "command/warm/warm.h"
+
 #include "common/log.h"
 #include "config/mycnf.h"
 
@@ -161,7 +163,7 @@ static bool is_undo(const char *name)
 static bool skipped(const char *name, bool top)
 {
 	static const char *const top_names[] = {"backup-my.cnf", "xtrabackup_binary", "xtrabackup_binlog_info",
-						"xtrabackup_checkpoints", NULL};
+						"xtrabackup_checkpoints", WARM_MRU_NAME, NULL};
 	static const char *const suffixes[] = {".qp", ".pmap", ".tmp", ".xbtmp", NULL};
 	for (int i = 0; top && top_names[i]; i++)
 		if (!strcmp(name, top_names[i]))

@@ -416,8 +416,14 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			xb_err_hint(err, "an existing file is never overwritten: move it away first");
 			goto out;
 		}
-		/* read and clean it now: with --move-back the tablespaces leave the backup */
-		if ((rc = warm_load(dir, p.dump, &warm, err)))
+		/* read and clean it now: with --move-back the tablespaces leave the backup.
+		 * The copy in recency order (--prepare keeps one) decides what a smaller
+		 * buffer pool keeps. */
+		char mru[4200];
+		snprintf(mru, sizeof mru, "%s/%s", dir, WARM_MRU_NAME);
+		bool have_mru = access(mru, R_OK) == 0;
+		size_t pool_pages = warm_pool_pages(dir, xb_opt_size(o, XB_OPT_INNODB_BUFFER_POOL_SIZE));
+		if ((rc = warm_load(dir, have_mru ? mru : p.dump, pool_pages, &warm, err)))
 			goto out;
 	}
 	/* read now: --move-back takes xtrabackup_slave_info away */
@@ -475,6 +481,9 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			unlink(p.dump);
 			if (p.dump_other)
 				unlink(p.dump_other);
+			char mru[4200];
+			snprintf(mru, sizeof mru, "%s/%s", dir, WARM_MRU_NAME);
+			unlink(mru);
 		}
 	} else {
 		xb_info("The backup holds no buffer-pool dump: the restored server starts with a cold buffer pool");

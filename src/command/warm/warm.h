@@ -7,10 +7,15 @@
  * server's load reads in (10.11 sorts it again itself), duplicates are
  * removed, and entries are dropped for tablespaces that are not in the
  * backup and for pages past a tablespace's end (the server would skip them):
- * what is left is exactly what will be warmed, which the log reports. --prepare does this in the backup directory, --copy-back/--move-back
- * again (cheap, and a backup prepared by another tool may carry a raw dump)
- * and write the result where innodb_buffer_pool_filename says. --sort-dump
- * does the same to any dump file, the job of the old lrusort tool.
+ * what is left is exactly what will be warmed, which the log reports.
+ * --prepare does this in the backup directory and keeps the cleaned dump in
+ * its original order too (WARM_MRU_NAME). --copy-back/--move-back do it
+ * again (cheap, and a backup prepared by another tool may carry a raw dump),
+ * from that copy when there is one: when the restored server's
+ * innodb_buffer_pool_size holds fewer pages than the dump, the most recently
+ * used pages are the ones kept. The result goes where
+ * innodb_buffer_pool_filename says. --sort-dump does the same to any dump
+ * file, the job of the old lrusort tool.
  */
 #ifndef XB_WARM_H
 #define XB_WARM_H
@@ -31,12 +36,26 @@ typedef struct warm_result {
 	size_t duplicates;   /* removed as duplicates */
 	size_t no_space;     /* dropped: tablespace not in the backup */
 	size_t past_end;     /* dropped: page beyond the tablespace's end */
+	size_t over_pool;    /* dropped: more than the restored buffer pool holds (the least recent) */
 	uint64_t bytes;      /* bytes the kept pages occupy (their tablespaces' page sizes) */
 } warm_result;
 
-/* Read dump_path (either format) and clean it against the tablespaces of the
- * backup in backup_dir. Malformed dump: XB_E_IO_READ naming file and line. */
-int warm_load(const char *backup_dir, const char *dump_path, warm_result *w, xb_error *err);
+/* --prepare keeps the cleaned dump in its original order, most recently used
+ * page first, next to the sorted ib_buffer_pool: a server restored with a
+ * smaller buffer pool then gets the hottest pages, not the first ones in
+ * (space, page) order (a server loads only the first pool-size entries of its
+ * file, then sorts them). Not restored into the datadir. */
+#define WARM_MRU_NAME "xtrabackup_buffer_pool_mru"
+
+/* Read dump_path (either format, in its file order: most recently used
+ * first) and clean it against the tablespaces of the backup in backup_dir;
+ * with max_pages (0: no limit), keep only that many of the most recently
+ * used. The result is sorted. Malformed dump: XB_E_IO_READ naming file and line. */
+int warm_load(const char *backup_dir, const char *dump_path, size_t max_pages, warm_result *w, xb_error *err);
+
+/* About how many pages a buffer pool of pool_bytes holds, for the page size
+ * recorded in the backup's backup-my.cnf (16 KiB when none is). */
+size_t warm_pool_pages(const char *backup_dir, uint64_t pool_bytes);
 
 /* Write the cleaned dump as ib_buffer_pool text to dest (temporary file,
  * rename) and log what the restored server will warm. load_at_startup: the

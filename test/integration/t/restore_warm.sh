@@ -6,6 +6,8 @@
 #    is back to its value afterwards;
 #  - --prepare sorts it: the backup's ib_buffer_pool is sorted by (space, page) with
 #    no duplicates and no entry of a tablespace the backup lacks (one is planted);
+#    xtrabackup_buffer_pool_mru keeps the same pages in the server's order (most
+#    recently used first);
 #  - --copy-back places every file (datadir, an undo directory and a redo directory
 #    outside it, all from the restored server's option file), the dump under the
 #    configured innodb_buffer_pool_filename, leaves the backup's metadata behind and
@@ -14,6 +16,8 @@
 #    the pages of the dump in its buffer pool right after startup, and CHECKSUM TABLE
 #    equals the source's; the log gives the gtid_slave_pos / CHANGE MASTER recipe
 #    for a replica from xtrabackup_binlog_info;
+#  - --copy-back for a server whose innodb_buffer_pool_size (16M) holds fewer pages
+#    than the dump places the most recently used ones, sorted, and says so;
 #  - --move-back of a second copy of the backup empties it and gives the same data;
 #  - our --copy-back restores a backup taken and prepared by mariabackup (no dump);
 #  - a backup carrying only an XtraDB ib_lru_dump (made with --sort-dump
@@ -49,6 +53,7 @@ log "dump: $dumped pages, $big_dumped of w.big (space $big_space)"
 [[ $big_dumped -gt 1000 ]] || fail "the dump holds only $big_dumped pages of w.big (the table was read in full)"
 # an entry of a tablespace the backup does not have, and a duplicate: --prepare drops both
 { echo "4000000000,7"; head -n 1 "$T/backup/ib_buffer_pool"; } >> "$T/backup/ib_buffer_pool"
+cp "$T/backup/ib_buffer_pool" "$T/raw_dump"
 
 # --- prepare with ours: the dump sorted and cleaned
 prep_run "$XB" "$T/backup"
@@ -59,6 +64,14 @@ LC_ALL=C sort -t, -k1,1n -k2,2n -u "$T/backup/ib_buffer_pool" | cmp -s - "$T/bac
 grep -q '^4000000000,' "$T/backup/ib_buffer_pool" && fail "the entry of a missing tablespace was kept"
 kept=$(wc -l < "$T/backup/ib_buffer_pool")
 big_kept=$(grep -c "^$big_space," "$T/backup/ib_buffer_pool")
+# the same pages in the server's order, most recently used first, kept beside it
+mru=$T/backup/xtrabackup_buffer_pool_mru
+assert_file "$mru"
+LC_ALL=C sort -t, -k1,1n -k2,2n "$mru" | cmp -s - "$T/backup/ib_buffer_pool" \
+    || fail "xtrabackup_buffer_pool_mru does not hold the pages of ib_buffer_pool, once each"
+awk -F, 'NR == FNR { if (!(($1 "," $2) in at)) at[$1 "," $2] = FNR; next }
+         { p = at[$1 "," $2]; if (p <= last) { print "out of order at line " FNR; exit 1 } last = p }' \
+    "$T/raw_dump" "$mru" || fail "xtrabackup_buffer_pool_mru is not in the order of the server's dump"
 cp -a "$T/backup" "$T/backup2"
 before=$(tree_sums "$T/backup")
 
@@ -70,7 +83,7 @@ assert_ok "$XB_RC" "$XB_ERR" "--sort-dump to ib_lru_dump"
 lru_size=$(stat -c %s "$T/backup3/ib_lru_dump")
 assert_eq 0 "$((lru_size % 16384))" "ib_lru_dump is padded to 16 KiB"
 [[ $lru_size -ge $(((kept + 1) * 8)) ]] || fail "ib_lru_dump of $lru_size bytes cannot hold $kept pages"
-rm "$T/backup3/ib_buffer_pool"
+rm "$T/backup3/ib_buffer_pool" "$T/backup3/xtrabackup_buffer_pool_mru"
 prep_run "$XB" "$T/backup3"
 assert_ok "$PREP_RC" "$PREP_ERR" "prepare of a backup with an ib_lru_dump"
 assert_contains "$PREP_ERR" "ib_lru_dump \(ib_lru_dump, $kept pages\): $kept pages" "prepare log: ib_lru_dump converted"
@@ -93,7 +106,7 @@ assert_file "$T/dst/undo/undo002"
 assert_file "$T/dst/redo/ib_logfile0"
 assert_file "$T/dst/data/w/big.ibd"
 [[ -e $T/dst/data/undo001 || -e $T/dst/data/ib_logfile0 ]] && fail "undo or redo files landed in the datadir"
-for f in xtrabackup_checkpoints xtrabackup_binlog_info backup-my.cnf ib_buffer_pool; do
+for f in xtrabackup_checkpoints xtrabackup_binlog_info backup-my.cnf ib_buffer_pool xtrabackup_buffer_pool_mru; do
     [[ -e $T/dst/data/$f ]] && fail "$f was copied into the datadir"
 done
 assert_file "$T/dst/data/xtrabackup_info"
@@ -113,6 +126,21 @@ log "w.big: $big_kept pages in the dump, $in_pool in the restored server's buffe
 assert_eq "$big_kept" "$in_pool" "pages of w.big in the buffer pool after the load"
 assert_eq "$src_sums" "$(checksum_all dst)" "CHECKSUM TABLE after --copy-back"
 server_stop dst
+
+# --- copy-back for a server with a buffer pool smaller than the dump: the most recently
+# used pages are kept (the server itself would keep the first ones of the sorted file)
+write_cnf small "$T/small/data" --innodb-undo-tablespaces=2 --innodb-buffer-pool-size=16M
+pool=$((16 * 1048576 / (16384 + 200)))
+[[ $kept -gt $pool ]] || fail "the dump ($kept pages) is not larger than a 16M pool ($pool pages)"
+head -n "$pool" "$T/backup/ib_buffer_pool" | cmp -s - <(head -n "$pool" "$mru" | LC_ALL=C sort -t, -k1,1n -k2,2n) \
+    && fail "the $pool most recent pages are the first $pool in (space, page) order: nothing to tell apart"
+xb_run --defaults-file="$small_CNF" --copy-back --target-dir="$T/backup"
+assert_ok "$XB_RC" "$XB_ERR" "copy-back with a small buffer pool"
+assert_contains "$XB_ERR" "buffer pool holds about $pool pages: the $pool most recently used pages of the dump are kept, $((kept - pool)) less recent ones dropped" \
+    "copy-back log: dump cut to the buffer pool"
+head -n "$pool" "$mru" | LC_ALL=C sort -t, -k1,1n -k2,2n | cmp -s - "$T/small/data/ib_buffer_pool" \
+    || fail "the placed dump is not the $pool most recently used pages, sorted"
+rm -rf "$T/small"
 
 # --- move-back of the second copy
 write_cnf mv "$T/mv/data" --innodb-undo-tablespaces=2
