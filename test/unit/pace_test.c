@@ -7,7 +7,9 @@
  * when it recovers; a server whose load ends lifts the limit; a load that
  * eases on its own (the rate stays low however slow the copy gets) makes
  * the current rate the new reference instead of holding the copy at 8 MiB/s
- * for the rest of the backup.
+ * for the rest of the backup; a baseline measured in a lull rises to the
+ * rate the server shows, so a copy that later halves it is slowed down; a
+ * server idle when the copy started and busy later gets the slow start.
  */
 #include <CUnit/Basic.h>
 #include <string.h>
@@ -105,6 +107,44 @@ static void test_load_eases(void)
 	CU_ASSERT(cap > 8 * before);
 }
 
+static void test_low_baseline_rises(void)
+{
+	pace_why why;
+	start(1.2); /* measured in a lull: the load really writes 6 MiB/s */
+	unsigned cap = 64;
+	for (int i = 0; i < 12; i++)
+		cap = sample(6, cap, cap, &why);
+	CU_ASSERT(p.baseline > 5.5 * MiB && p.baseline <= 6 * MiB);
+	/* now the copy halves the server's rate: against the risen baseline that is too much */
+	unsigned before = cap ? cap : 500;
+	cap = sample(3, before, cap, &why);
+	CU_ASSERT_EQUAL(why, PACE_SLOWER);
+	CU_ASSERT(cap > 0 && cap < before);
+}
+
+static void test_idle_then_busy(void)
+{
+	pace_why why;
+	start(0);
+	p.active = false; /* idle when the copy started: watched, not paced */
+	p.watch = true;
+	unsigned cap = sample(0.1, 900, 0, &why);
+	CU_ASSERT_EQUAL(why, PACE_SAME);
+	CU_ASSERT_EQUAL(cap, 0);
+	cap = sample(4, 900, 0, &why); /* it starts writing, the copy at full speed */
+	CU_ASSERT_EQUAL(why, PACE_WOKE);
+	CU_ASSERT_EQUAL(cap, 64);
+	CU_ASSERT(p.active);
+	CU_ASSERT_DOUBLE_EQUAL(p.baseline, 4 * MiB, 1e3);
+	cap = sample(8, 64, cap, &why); /* relieved, it writes more: the baseline rises and the copy speeds up */
+	CU_ASSERT_EQUAL(why, PACE_FASTER);
+	CU_ASSERT_EQUAL(cap, 81);
+	CU_ASSERT_DOUBLE_EQUAL(p.baseline, 5 * MiB, 1e3);
+	cap = sample(2.5, 81, cap, &why); /* and the copy hurts it again: slower */
+	CU_ASSERT_EQUAL(why, PACE_SLOWER);
+	CU_ASSERT(cap < 81);
+}
+
 static void test_limit_dropped(void)
 {
 	pace_why why;
@@ -125,6 +165,8 @@ int main(void)
 	CU_add_test(s, "a load that ends lifts the limit", test_load_ends);
 	CU_add_test(s, "a load that eases becomes the new reference", test_load_eases);
 	CU_add_test(s, "a limit well above the copy rate is dropped", test_limit_dropped);
+	CU_add_test(s, "a baseline measured in a lull rises to the server's rate", test_low_baseline_rises);
+	CU_add_test(s, "a server idle at the start and busy later is paced", test_idle_then_busy);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -63,7 +63,8 @@ struct xb_throttle;
 /* State of --pace=auto (pace.c). */
 typedef struct pacer {
 	struct xb_throttle *limiter; /* adjustable read limiter shared by the copy threads, NULL = no pacing */
-	bool active;               /* the server was busy when the copy started */
+	bool watch;                /* the server's rate is being watched (pacing on, first LSNs read) */
+	bool active;               /* the server is busy: the copy is paced against its baseline */
 	double baseline;           /* its redo rate before the copy, bytes/s */
 	double prev_t;             /* time of the previous sample */
 	uint64_t prev_lsn;         /* server LSN then */
@@ -75,7 +76,7 @@ typedef struct pacer {
 } pacer;
 
 /* Why pace_step changed the limit (or not). */
-typedef enum pace_why { PACE_SAME, PACE_SLOWER, PACE_FASTER, PACE_IDLE, PACE_REBASE } pace_why;
+typedef enum pace_why { PACE_SAME, PACE_SLOWER, PACE_FASTER, PACE_IDLE, PACE_REBASE, PACE_WOKE } pace_why;
 
 typedef struct backup_ctx {
 	const xb_options *o;           /* options */

@@ -3,9 +3,13 @@
  *
  * How fast the server's LSN advances (SHOW ENGINE INNODB STATUS) is a direct
  * measure of its write throughput. Before the datafile copy starts, that rate
- * is measured over 300 ms (the baseline: long enough to tell a busy server
- * from an idle one, short enough not to delay every backup); a server whose
- * LSN does not move at all in the first 40 ms is idle and is not waited for.
+ * is measured over one second (the baseline); a server whose LSN does not
+ * move at all in 200 ms is idle and is not waited for. A busy
+ * server's redo comes in bursts: over 300 ms the same sysbench load measured
+ * anywhere from 1.2 to 6.9 MiB/s, and a baseline taken in a lull let a copy
+ * that hurt the server look harmless. For the same reason a rate seen above
+ * the baseline while copying raises it a quarter of the way (the copy cannot
+ * make the server faster: the baseline was low).
  * While copying, every half second the rate since the previous sample is
  * compared with the baseline: when it has fallen under 65% of it, the copy is
  * slowed (the shared read limiter is set to 60% of its limit, never under
@@ -13,8 +17,11 @@
  * dropped altogether once it is well above what the copy achieves. On a busy
  * server the copy starts at 64 MiB/s and speeds up from there (slow start),
  * so the server never takes the full blow of a copy at disk speed before the
- * pacer can react. An idle server (under 256 KiB/s of redo) is never paced,
- * so a quiet server is copied at full speed.
+ * pacer can react. An idle server (under 256 KiB/s of redo) is not paced, so
+ * a quiet server is copied at full speed; it is still watched, and a server
+ * that starts writing (or only looked idle: a probe once fell in a pause of a
+ * busy server and its copy took 78% of the load's throughput) gets the slow
+ * start then, with the rate it shows as the first baseline.
  *
  * A falling redo rate is not always the copy's doing: the load may simply
  * have ended or eased. So a server that stops writing lifts the limit, and
@@ -40,8 +47,10 @@
 #define MIN_MIBS 8u               /* never slower than this */
 #define START_MIBS 64u            /* first limit on a busy server */
 #define REBASE_TICKS 4            /* slow-downs in a row without effect before the reference is measured anew */
-#define BASELINE_US 300000        /* how long the rate before the copy is measured */
-#define IDLE_PROBE_US 40000       /* no redo written in this long: idle, the copy starts at once */
+#define BASELINE_US 1000000       /* how long the rate before the copy is measured */
+#define RAISE 0.25                /* share of the way a higher rate moves the baseline */
+#define IDLE_PROBE_US 20000       /* how often the idle probe looks at the LSN */
+#define IDLE_PROBES 10            /* no redo written in this many probes: idle, the copy starts at once */
 
 static double now_s(void)
 {
@@ -68,15 +77,21 @@ void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
 		return;
 	/* A server that writes no redo at all for a moment is idle: no need to
 	 * hold the copy back for the whole baseline to find that out. */
-	usleep(IDLE_PROBE_US);
-	if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
-		return;
+	l1 = l0;
+	for (int i = 0; i < IDLE_PROBES && l1 == l0; i++) {
+		usleep(IDLE_PROBE_US);
+		if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
+			return;
+	}
 	if (l1 != l0) {
-		usleep(BASELINE_US - IDLE_PROBE_US);
+		double left = BASELINE_US / 1e6 - (now_s() - t0);
+		if (left > 0)
+			usleep((useconds_t)(left * 1e6));
 		if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
 			return;
 	}
 	double t1 = now_s();
+	p->watch = true;
 	p->baseline = (double)(l1 - l0) / (t1 - t0);
 	p->active = p->baseline >= IDLE_RATE;
 	if (p->active) {
@@ -103,6 +118,20 @@ unsigned pace_step(pacer *p, double t, uint64_t lsn, uint64_t bytes, unsigned ca
 	p->prev_bytes = bytes;
 	if (copy > p->best_copy)
 		p->best_copy = copy;
+	if (!p->active) {
+		if (rate < IDLE_RATE)
+			return cap;
+		/* idle until now: the server has started writing, with the copy at
+		 * full speed; what it writes now is the first, low, baseline */
+		p->active = true;
+		p->baseline = rate;
+		p->ratio = 1.0;
+		p->slow_ticks = 0;
+		*why = PACE_WOKE;
+		return START_MIBS;
+	}
+	if (rate > p->baseline)
+		p->baseline += (rate - p->baseline) * RAISE;
 	p->ratio = rate / p->baseline;
 	unsigned next = cap;
 	if (rate < IDLE_RATE) {
@@ -143,12 +172,19 @@ unsigned pace_step(pacer *p, double t, uint64_t lsn, uint64_t bytes, unsigned ca
 
 void pace_tick(backup_ctx *c, pacer *p, uint64_t lsn)
 {
-	if (!p->active)
+	if (!p->watch)
 		return;
 	double t = now_s();
 	unsigned cap = xb_throttle_rate(p->limiter);
 	pace_why why;
 	unsigned next = pace_step(p, t, lsn, copied_bytes(c), cap, &why);
+	if (why == PACE_WOKE) {
+		xb_throttle_set_rate(p->limiter, next);
+		xb_info("Pacing: the server has started writing %.1f MiB/s of redo: datafile reads limited to %u MiB/s, "
+			"raised while its rate holds", p->baseline / 1048576.0, next);
+		p->last_log = t;
+		return;
+	}
 	if (why == PACE_REBASE)
 		xb_info("Pacing: the server's redo rate stayed low while the copy slowed down: its load changed; "
 			"%.1f MiB/s is the new reference", p->baseline / 1048576.0);
