@@ -4,7 +4,9 @@
  * and of the bytes copied, half a second apart.
  *
  * A server suffering from the copy gets it slowed down and sped up again
- * when it recovers; a server whose load ends lifts the limit; a load that
+ * when it recovers; a server whose load ends lifts the limit, but only after
+ * two silent seconds at the minimum (a server stalled by the copy is silent
+ * too, and must not get the copy at full speed); a load that
  * eases on its own (the rate stays low however slow the copy gets) makes
  * the current rate the new reference instead of holding the copy at 8 MiB/s
  * for the rest of the backup; a baseline measured in a lull rises to the
@@ -74,12 +76,42 @@ static void test_load_ends(void)
 {
 	pace_why why;
 	start(10);
+	/* silent: stalled by the copy or done? held at the minimum for two seconds first */
 	unsigned cap = sample(0.01, 64, 64, &why);
+	CU_ASSERT_EQUAL(cap, 8);
+	CU_ASSERT_EQUAL(why, PACE_STALL);
+	for (int i = 0; i < 3; i++) {
+		cap = sample(0, 8, cap, &why);
+		CU_ASSERT_EQUAL(cap, 8);
+		CU_ASSERT_EQUAL(why, PACE_SAME);
+	}
+	cap = sample(0, 8, cap, &why); /* still silent at the minimum: done */
 	CU_ASSERT_EQUAL(cap, 0);
 	CU_ASSERT_EQUAL(why, PACE_IDLE);
 	cap = sample(0, 600, cap, &why); /* stays unlimited, nothing to say */
 	CU_ASSERT_EQUAL(cap, 0);
 	CU_ASSERT_EQUAL(why, PACE_SAME);
+}
+
+static void test_stall_is_not_the_end(void)
+{
+	pace_why why;
+	start(10);
+	unsigned cap = sample(10, 300, 0, &why); /* unlimited, the server keeps up */
+	CU_ASSERT_EQUAL(cap, 0);
+	cap = sample(0.1, 300, cap, &why); /* the copy's I/O stalls the server's log writes */
+	CU_ASSERT_EQUAL(why, PACE_STALL);
+	CU_ASSERT_EQUAL(cap, 8);
+	cap = sample(0.05, 8, cap, &why);
+	CU_ASSERT_EQUAL(cap, 8);
+	cap = sample(9, 8, cap, &why); /* it writes again: the copy speeds up from the minimum */
+	CU_ASSERT_EQUAL(why, PACE_FASTER);
+	CU_ASSERT_EQUAL(cap, 11);
+	CU_ASSERT_EQUAL(p.quiet_ticks, 0);
+	/* a later silence starts the count anew */
+	cap = sample(0, 11, cap, &why);
+	CU_ASSERT_EQUAL(why, PACE_STALL);
+	CU_ASSERT_EQUAL(p.quiet_ticks, 1);
 }
 
 static void test_load_eases(void)
@@ -163,6 +195,7 @@ int main(void)
 	CU_add_test(s, "a suffering server slows the copy, its recovery speeds it up", test_suffer_and_recover);
 	CU_add_test(s, "samples under half a second apart change nothing", test_too_soon);
 	CU_add_test(s, "a load that ends lifts the limit", test_load_ends);
+	CU_add_test(s, "a server stalled by the copy is not a load that ended", test_stall_is_not_the_end);
 	CU_add_test(s, "a load that eases becomes the new reference", test_load_eases);
 	CU_add_test(s, "a limit well above the copy rate is dropped", test_limit_dropped);
 	CU_add_test(s, "a baseline measured in a lull rises to the server's rate", test_low_baseline_rises);

@@ -73,10 +73,11 @@ typedef struct pacer {
 	double last_log;           /* when pacing last logged */
 	double ratio;              /* redo rate of the last sample / baseline */
 	int slow_ticks;            /* samples in a row under the slow-down threshold */
+	int quiet_ticks;           /* samples in a row with (almost) no redo */
 } pacer;
 
 /* Why pace_step changed the limit (or not). */
-typedef enum pace_why { PACE_SAME, PACE_SLOWER, PACE_FASTER, PACE_IDLE, PACE_REBASE, PACE_WOKE } pace_why;
+typedef enum pace_why { PACE_SAME, PACE_SLOWER, PACE_FASTER, PACE_IDLE, PACE_REBASE, PACE_WOKE, PACE_STALL } pace_why;
 
 typedef struct backup_ctx {
 	const xb_options *o;           /* options */
