@@ -29,7 +29,7 @@ UNIT_SRC := $(sort $(wildcard test/unit/*_test.c))
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 
 DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client libmariadb-dev \
-            libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev libglib2.0-dev \
+            libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev \
             libzstd-dev zlib1g-dev libcunit1-dev sysbench fio cppcheck clang libclang-rt-14-dev xxd time \
             openssh-server openssh-client zstd
 

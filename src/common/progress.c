@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "platform/clock.h"
 
 enum { P_NONE, P_METER, P_LOG, P_NUMERIC };
 
@@ -31,13 +32,6 @@ struct xb_progress {
 };
 
 static xb_progress *current; /* the meter the log hook clears */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void clear_meter(void)
 {
@@ -61,7 +55,7 @@ static void fmt_bytes(char *b, size_t n, double v)
 static void sample(xb_progress *p, double t0, int final)
 {
 	uint64_t done = atomic_load(&p->done), total = atomic_load(&p->total);
-	double el = now_s() - t0;
+	double el = xb_clock_sec() - t0;
 	double rate = el > 0 ? (double)done / el : 0;
 	char d[32], t[32], extra[128] = "", eta[32] = "--:--";
 	fmt_bytes(d, sizeof d, (double)done);
@@ -95,13 +89,11 @@ static void sample(xb_progress *p, double t0, int final)
 static void *run(void *arg)
 {
 	xb_progress *p = arg;
-	double t0 = now_s();
+	double t0 = xb_clock_sec();
 	int period = p->mode == P_LOG ? 10 : 1, ticks = 0;
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
+		struct timespec ts = xb_clock_after_ms(1000);
 		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 		if (p->stop)
 			break;
@@ -139,7 +131,7 @@ int xb_progress_start(xb_progress **out, const char *mode, const char *what,
 	p->extra = extra;
 	p->ctx = ctx;
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
+	xb_clock_cond_init(&p->cv);
 	*out = p;
 	if (m == P_NONE)
 		return 0;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "platform/clock.h"
+
 struct xb_throttle {
 	pthread_mutex_t mu;    /* protects next_ns */
 	unsigned ops;          /* operations (MiB) per second, 0 = unlimited (adjustable limiters) */
@@ -23,13 +25,6 @@ struct xb_throttle {
 };
 
 #define NS_PER_SEC 1000000000LL
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
-}
 
 int xb_throttle_create(unsigned ops_per_sec, xb_throttle **out, xb_error *err)
 {
@@ -62,7 +57,7 @@ void xb_throttle_set_rate(xb_throttle *t, unsigned ops_per_sec)
 	pthread_mutex_lock(&t->mu);
 	t->ops = ops_per_sec;
 	t->rate = (uint64_t)ops_per_sec * XB_THROTTLE_OP_BYTES;
-	int64_t now = mono_ns();
+	int64_t now = (int64_t)xb_clock_ns();
 	if (t->next_ns > now)
 		t->next_ns = now; /* bookings made at the old rate do not carry over */
 	pthread_mutex_unlock(&t->mu);
@@ -79,7 +74,7 @@ void xb_throttle_take(xb_throttle *t, uint64_t bytes)
 {
 	if (!t || bytes == 0)
 		return;
-	int64_t now = mono_ns();
+	int64_t now = (int64_t)xb_clock_ns();
 	pthread_mutex_lock(&t->mu);
 	if (t->rate == 0) {
 		pthread_mutex_unlock(&t->mu);
@@ -90,9 +85,7 @@ void xb_throttle_take(xb_throttle *t, uint64_t bytes)
 	pthread_mutex_unlock(&t->mu);
 	if (start <= now)
 		return;
-	struct timespec ts = { .tv_sec = start / NS_PER_SEC, .tv_nsec = start % NS_PER_SEC };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	xb_clock_sleep_until((uint64_t)start);
 }
 
 unsigned xb_throttle_rate(const xb_throttle *t)

@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/bytes.h"
+
 #define INBUF (256u << 10)
 #define OFFSET_MAX ((uint64_t)INT64_MAX)
 
@@ -44,16 +46,6 @@ uint32_t xbs_crc32(const void *data, size_t len)
 		len -= n;
 	}
 	return (uint32_t)crc;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
 xbs_reader *xbs_reader_new(xbs_read_fn fn, void *arg, const char *name, xb_error *err)
@@ -236,7 +228,7 @@ int xbs_next(xbs_reader *r, xbs_chunk *c, xb_error *err)
 	}
 	c->flags = h[8];
 	uint8_t type = h[9];
-	uint32_t plen = get32(h + 10);
+	uint32_t plen = le32_get(h + 10);
 	bool known = type == XBS_PAYLOAD || type == XBS_EOF || type == XBS_SEEK || type == XBS_RENAME ||
 		     type == XBS_REMOVE;
 	if (!known && !(c->flags & XBS_FLAG_IGNORABLE)) {
@@ -267,7 +259,7 @@ int xbs_next(xbs_reader *r, xbs_chunk *c, xb_error *err)
 	case XBS_SEEK:
 		if ((rc = need(r, n, 8, c, err)))
 			return fail(r, rc);
-		c->offset = get64(n);
+		c->offset = le64_get(n);
 		if (c->offset > OFFSET_MAX) {
 			xb_err_set(err, XB_E_STREAM_CORRUPT, "stream offset %llu: seek in %s to offset %llu, "
 				   "past any file size", (unsigned long long)c->at, c->path,
@@ -278,7 +270,7 @@ int xbs_next(xbs_reader *r, xbs_chunk *c, xb_error *err)
 	case XBS_RENAME: {
 		if ((rc = need(r, n, 4, c, err)))
 			return fail(r, rc);
-		uint32_t nlen = get32(n);
+		uint32_t nlen = le32_get(n);
 		if (nlen == 0 || nlen > XBS_PATH_MAX) {
 			xb_err_set(err, XB_E_STREAM_CORRUPT, "stream offset %llu: rename of %s to a name of %u bytes "
 				   "(1 to %d)", (unsigned long long)c->at, c->path, nlen, XBS_PATH_MAX);
@@ -300,8 +292,8 @@ int xbs_next(xbs_reader *r, xbs_chunk *c, xb_error *err)
 	}
 	if ((rc = need(r, n, 20, c, err)))
 		return fail(r, rc);
-	uint64_t len = get64(n), off = get64(n + 8);
-	c->crc = get32(n + 16);
+	uint64_t len = le64_get(n), off = le64_get(n + 8);
+	c->crc = le32_get(n + 16);
 	if (len > XBS_PAYLOAD_MAX) {
 		xb_err_set(err, XB_E_STREAM_CORRUPT, "stream offset %llu: chunk of %s declares %llu bytes of data "
 			   "(at most %u)", (unsigned long long)c->at, c->path, (unsigned long long)len,
