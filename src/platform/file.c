@@ -1,0 +1,137 @@
+/*
+ * file.c - the file layer on Linux (see file.h): O_DIRECT, renameat2 with
+ * RENAME_NOREPLACE, copy_file_range, sync_file_range, lseek SEEK_DATA /
+ * SEEK_HOLE, O_TMPFILE, posix_fadvise and O_DIRECTORY. Each falls back the
+ * way file.h says when the kernel or the file system does not support it.
+ */
+#include "platform/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int xb_file_open(int dir_fd, const char *name, int flags, mode_t mode, bool *direct)
+{
+	int fl = O_CLOEXEC;
+	fl |= flags & XB_FILE_RDWR ? O_RDWR : flags & XB_FILE_WRITE ? O_WRONLY : O_RDONLY;
+	if (flags & XB_FILE_CREATE)
+		fl |= O_CREAT;
+	if (flags & XB_FILE_EXCL)
+		fl |= O_EXCL;
+	if (flags & XB_FILE_TRUNC)
+		fl |= O_TRUNC;
+	if (flags & XB_FILE_NOFOLLOW)
+		fl |= O_NOFOLLOW;
+	int at = dir_fd == XB_FILE_CWD ? AT_FDCWD : dir_fd;
+	int fd = -1;
+	if (flags & XB_FILE_DIRECT) {
+		fd = openat(at, name, fl | O_DIRECT, mode);
+		bool d = fd >= 0;
+		if (fd < 0 && errno == EINVAL)
+			fd = openat(at, name, fl, mode); /* a file system without direct I/O (tmpfs) */
+		if (direct)
+			*direct = d;
+		return fd;
+	}
+	if (direct)
+		*direct = false;
+	return openat(at, name, fl, mode);
+}
+
+bool xb_file_drop_direct(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && (fl & O_DIRECT) && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0;
+}
+
+int xb_file_rename(int from_dir, const char *from, int to_dir, const char *to, bool replace)
+{
+	int fa = from_dir == XB_FILE_CWD ? AT_FDCWD : from_dir, ta = to_dir == XB_FILE_CWD ? AT_FDCWD : to_dir;
+	if (replace)
+		return renameat(fa, from, ta, to);
+	if (renameat2(fa, from, ta, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* no RENAME_NOREPLACE here: a link fails when `to` exists, then the old name goes */
+	if (linkat(fa, from, ta, to, 0))
+		return -1;
+	return unlinkat(fa, from, 0);
+}
+
+ssize_t xb_file_copy_range(int in, off_t *in_off, int out, off_t *out_off, size_t n)
+{
+	loff_t i = *in_off, o = *out_off;
+	ssize_t k = copy_file_range(in, &i, out, &o, n, 0);
+	if (k > 0) {
+		*in_off = i;
+		*out_off = o;
+	}
+	return k;
+}
+
+bool xb_file_copy_unsupported(int err_no)
+{
+	return err_no == EXDEV || err_no == ENOSYS || err_no == EINVAL || err_no == EOPNOTSUPP;
+}
+
+void xb_file_writeback(int fd, off_t off, off_t len)
+{
+	(void)sync_file_range(fd, off, len, SYNC_FILE_RANGE_WRITE);
+}
+
+int xb_file_next_data(int fd, off_t pos, off_t size, off_t *data, off_t *end)
+{
+	off_t d = lseek(fd, pos, SEEK_DATA);
+	if (d < 0 && errno == ENXIO)
+		return 1; /* only a hole is left */
+	if (d < 0)
+		d = pos; /* no SEEK_DATA: everything is data */
+	off_t h = lseek(fd, d, SEEK_HOLE);
+	if (h < 0 || h > size)
+		h = size;
+	*data = d;
+	*end = h;
+	return 0;
+}
+
+int xb_file_open_temp(const char *dir)
+{
+	int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	char tmpl[4200];
+	if (snprintf(tmpl, sizeof tmpl, "%s/xtrabackup-tmp-XXXXXX", dir) >= (int)sizeof tmpl) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}
+
+void xb_file_advise(int fd, off_t off, off_t len, enum xb_file_advice a)
+{
+	(void)posix_fadvise(fd, off, len, a == XB_ADVISE_WILLNEED ? POSIX_FADV_WILLNEED : POSIX_FADV_SEQUENTIAL);
+}
+
+int xb_dir_open(int dir_fd, const char *name, bool nofollow)
+{
+	return openat(dir_fd == XB_FILE_CWD ? AT_FDCWD : dir_fd, name,
+		      O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+}
+
+int xb_dir_sync(const char *path)
+{
+	int fd = xb_dir_open(XB_FILE_CWD, path, false);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}

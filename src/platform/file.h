@@ -1,0 +1,79 @@
+/*
+ * file.h - the file calls that differ between systems, behind one small API.
+ *
+ * Direct I/O (no page cache), renaming without replacing, in-kernel copies,
+ * starting write-back early, finding the data runs of a sparse file,
+ * unnamed temporary files, access-pattern advice, and opening a directory to
+ * fsync it. Each call says what it does when the system or file system
+ * cannot: the caller gets a plain fallback (a cached open, a copy through a
+ * buffer, the whole file as data) rather than an error, except where the
+ * guarantee itself is the point (a rename that must not replace). Return
+ * values follow the system calls: a descriptor or 0 on success, -1 with errno
+ * set on failure. file.c is the Linux version; a port supplies its own.
+ */
+#ifndef XB_FILE_H
+#define XB_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Flags of xb_file_open(). */
+enum {
+	XB_FILE_READ = 0,       /* read only */
+	XB_FILE_WRITE = 1,      /* write only */
+	XB_FILE_RDWR = 2,       /* read and write */
+	XB_FILE_CREATE = 4,     /* create when missing */
+	XB_FILE_EXCL = 8,       /* with CREATE: fail when it exists */
+	XB_FILE_TRUNC = 16,     /* cut to 0 bytes */
+	XB_FILE_NOFOLLOW = 32,  /* fail on a symbolic link (the name itself) */
+	XB_FILE_DIRECT = 64,    /* bypass the page cache where the file system allows it */
+};
+
+/* Open name relative to dir_fd (XB_FILE_CWD: the current directory, or an
+ * absolute name). With XB_FILE_DIRECT, a file system that refuses direct I/O
+ * gets a cached open instead; *direct (may be NULL) says which it was. The
+ * descriptor is closed on exec. */
+#define XB_FILE_CWD (-100)
+int xb_file_open(int dir_fd, const char *name, int flags, mode_t mode, bool *direct);
+
+/* Stop bypassing the page cache on fd (a file system that took the direct
+ * open but refuses an aligned transfer). True when fd was direct and is not now. */
+bool xb_file_drop_direct(int fd);
+
+/* Rename from (in from_dir) to to (in to_dir). replace = false: fail with
+ * EEXIST when to exists, also on file systems without an atomic no-replace
+ * rename (a hard link then an unlink of from). */
+int xb_file_rename(int from_dir, const char *from, int to_dir, const char *to, bool replace);
+
+/* Copy n bytes from in at *in_off to out at *out_off inside the kernel;
+ * advances both. Returns the bytes copied (0 at the end of in). -1 with
+ * errno; xb_file_copy_unsupported(errno) tells a caller to copy through a
+ * buffer instead. */
+ssize_t xb_file_copy_range(int in, off_t *in_off, int out, off_t *out_off, size_t n);
+bool xb_file_copy_unsupported(int err_no);
+
+/* Start writing back [off, off+len) of fd (len 0: to the end) without waiting
+ * for it: keeps dirty pages from piling up for a burst later. Best effort. */
+void xb_file_writeback(int fd, off_t off, off_t len);
+
+/* The next run of data in fd at or after pos, below size: *data its start,
+ * *end its end (a hole or size). 1 when only a hole is left. A file system
+ * that cannot tell holes says everything from pos is data. */
+int xb_file_next_data(int fd, off_t pos, off_t size, off_t *data, off_t *end);
+
+/* An unnamed temporary file in dir, read-write, gone when closed. */
+int xb_file_open_temp(const char *dir);
+
+/* Access-pattern advice for [off, off+len) (len 0: to the end). Best effort. */
+enum xb_file_advice { XB_ADVISE_SEQUENTIAL, XB_ADVISE_WILLNEED };
+void xb_file_advise(int fd, off_t off, off_t len, enum xb_file_advice a);
+
+/* Open a directory (relative to dir_fd as in xb_file_open) to fsync it or to
+ * open names in it; nofollow: fail when name is a symbolic link. */
+int xb_dir_open(int dir_fd, const char *name, bool nofollow);
+
+/* fsync a directory, so that names created, renamed or removed in it last. */
+int xb_dir_sync(const char *path);
+
+#endif
