@@ -29,33 +29,23 @@ static int conn_error(xb_server *s, MYSQL *m, xb_error *err)
 	return XB_E_CONNECT;
 }
 
-int xb_server_connect(xb_server *s, const xb_options *o, xb_error *err)
+int xb_server_connect(xb_server *s, const xb_conn_settings *cs, xb_error *err)
 {
 	memset(s, 0, sizeof *s);
 	MYSQL *m = mysql_init(NULL);
 	if (!m)
 		return xb_err_set(err, XB_E_INTERNAL, "mysql_init failed: out of memory");
 	s->mysql = m;
-	const char *host = xb_opt_str(o, XB_OPT_HOST), *sock = xb_opt_str(o, XB_OPT_SOCKET);
-	const char *user = xb_opt_str(o, XB_OPT_USER), *pass = xb_opt_str(o, XB_OPT_PASSWORD);
-	const char *proto = xb_opt_str(o, XB_OPT_PROTOCOL);
-	unsigned port = (unsigned)xb_opt_int(o, XB_OPT_PORT);
-	if (proto) {
-		unsigned p;
-		if (!strcasecmp(proto, "tcp"))
-			p = MYSQL_PROTOCOL_TCP;
-		else if (!strcasecmp(proto, "socket"))
-			p = MYSQL_PROTOCOL_SOCKET;
-		else
-			return xb_err_set(err, XB_E_USAGE, "invalid --protocol '%s': use tcp or socket", proto);
+	const char *host = cs->host, *sock = cs->socket;
+	const char *user = cs->user, *pass = cs->password;
+	unsigned port = cs->port;
+	if (cs->protocol != XB_CONN_PROTOCOL_DEFAULT) {
+		unsigned p = cs->protocol == XB_CONN_PROTOCOL_TCP ? MYSQL_PROTOCOL_TCP : MYSQL_PROTOCOL_SOCKET;
 		mysql_optionsv(m, MYSQL_OPT_PROTOCOL, &p);
 	}
-	if (xb_opt_bool(o, XB_OPT_SSL) || xb_opt_str(o, XB_OPT_SSL_CA) || xb_opt_str(o, XB_OPT_SSL_CERT)) {
-		mysql_ssl_set(m, xb_opt_str(o, XB_OPT_SSL_KEY), xb_opt_str(o, XB_OPT_SSL_CERT),
-			      xb_opt_str(o, XB_OPT_SSL_CA), xb_opt_str(o, XB_OPT_SSL_CAPATH),
-			      xb_opt_str(o, XB_OPT_SSL_CIPHER));
-	}
-	my_bool verify = xb_opt_bool(o, XB_OPT_SSL_VERIFY_SERVER_CERT);
+	if (cs->ssl || cs->ssl_ca || cs->ssl_cert)
+		mysql_ssl_set(m, cs->ssl_key, cs->ssl_cert, cs->ssl_ca, cs->ssl_capath, cs->ssl_cipher);
+	my_bool verify = cs->ssl_verify_server_cert;
 	mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
 	mysql_optionsv(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "xtrabackup");
 	unsigned timeout = 30;

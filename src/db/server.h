@@ -13,7 +13,26 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "config/options.h"
+
+/* How to connect: plain settings, resolved from the options (the [client]
+ * groups and the command line) by the command. */
+typedef struct xb_conn_settings {
+	const char *host;        /* --host, NULL or "localhost": the unix socket */
+	unsigned port;           /* --port, 0: the default (3306) */
+	const char *socket;      /* --socket, NULL: the library's default */
+	const char *user;        /* --user, NULL: the library's default (the OS user) */
+	const char *password;    /* --password, NULL: none; never logged */
+	int protocol;            /* --protocol: XB_CONN_PROTOCOL_* */
+	bool ssl;                /* --ssl */
+	const char *ssl_key;     /* --ssl-key */
+	const char *ssl_cert;    /* --ssl-cert */
+	const char *ssl_ca;      /* --ssl-ca */
+	const char *ssl_capath;  /* --ssl-capath */
+	const char *ssl_cipher;  /* --ssl-cipher */
+	bool ssl_verify_server_cert; /* --ssl-verify-server-cert */
+} xb_conn_settings;
+
+enum { XB_CONN_PROTOCOL_DEFAULT = 0, XB_CONN_PROTOCOL_TCP = 1, XB_CONN_PROTOCOL_SOCKET = 2 };
 
 typedef struct xb_server {
 	void *mysql;             /* MYSQL handle */
@@ -23,8 +42,8 @@ typedef struct xb_server {
 	char user[256];          /* CURRENT_USER() */
 } xb_server;
 
-/* Connect using the connection options (user, password, host, port, socket, protocol, TLS). */
-int xb_server_connect(xb_server *s, const xb_options *o, xb_error *err);
+/* Connect with the connection settings (user, password, host, port, socket, protocol, TLS). */
+int xb_server_connect(xb_server *s, const xb_conn_settings *cs, xb_error *err);
 void xb_server_close(xb_server *s);
 
 /* Run a statement and discard any result. */

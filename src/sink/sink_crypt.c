@@ -53,7 +53,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -575,22 +574,15 @@ static int load_key_file(const char *path, uint8_t key[XB_CRYPT_KEY_LEN], xb_err
 	return rc;
 }
 
-int xb_crypt_key_load(const xb_options *o, uint8_t key[XB_CRYPT_KEY_LEN], xb_error *err)
+int xb_crypt_key_load(const xb_crypt_settings *s, uint8_t key[XB_CRYPT_KEY_LEN], xb_error *err)
 {
-	xb_opt_id opt = xb_opt_isset(o, XB_OPT_ENCRYPT) ? XB_OPT_ENCRYPT : XB_OPT_DECRYPT;
-	const char *algo = xb_opt_str(o, opt);
-	if (algo && strcasecmp(algo, "AES256"))
-		return xb_err_set(err, XB_E_USAGE, "unsupported --%s algorithm '%s': use AES256", xb_opt_name(opt), algo),
-		       xb_err_hint(err, "the only cipher is AES-256-GCM (authenticated), named AES256");
-	const char *file = xb_opt_str(o, XB_OPT_ENCRYPT_KEY_FILE);
-	if (file)
-		return load_key_file(file, key, err);
-	const char *hex = xb_opt_str(o, XB_OPT_ENCRYPT_KEY);
-	if (hex) {
-		if (o->src[XB_OPT_ENCRYPT_KEY] && !strcmp(o->src[XB_OPT_ENCRYPT_KEY], "command line"))
+	if (s->key_file)
+		return load_key_file(s->key_file, key, err);
+	if (s->key_hex) {
+		if (s->key_hex_on_command_line)
 			xb_warn("--encrypt-key on the command line can be seen by other users: use --encrypt-key-file");
-		return parse_key("--encrypt-key", hex, strlen(hex), key, err);
+		return parse_key("--encrypt-key", s->key_hex, strlen(s->key_hex), key, err);
 	}
-	return xb_err_set(err, XB_E_USAGE, "--%s needs --encrypt-key-file", xb_opt_name(opt)),
+	return xb_err_set(err, XB_E_USAGE, "%s needs --encrypt-key-file", s->opt ? s->opt : "--encrypt"),
 	       xb_err_hint(err, KEY_HINT);
 }

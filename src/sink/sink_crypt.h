@@ -12,16 +12,25 @@
 #ifndef XB_SINK_CRYPT_H
 #define XB_SINK_CRYPT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "config/options.h"
 #include "sink.h"
 
 #define XB_CRYPT_KEY_LEN 32
 
-/* Read the key named by the options (--encrypt-key-file, else --encrypt-key)
- * and check the algorithm given to --encrypt/--decrypt (AES256). */
-int xb_crypt_key_load(const xb_options *o, uint8_t key[XB_CRYPT_KEY_LEN], xb_error *err);
+/* Where the key comes from: plain settings, resolved from the options by the
+ * command (src/command/crypt_settings.h). */
+typedef struct xb_crypt_settings {
+	const char *opt;       /* the option that needs the key, for messages: "--encrypt" or "--decrypt" */
+	const char *key_file;  /* --encrypt-key-file: 64 hex digits and at most one newline, or NULL */
+	const char *key_hex;   /* --encrypt-key: 64 hex digits, or NULL; used when key_file is NULL */
+	bool key_hex_on_command_line; /* key_hex was given on the command line (a warning says so) */
+} xb_crypt_settings;
+
+/* Read the key from key_file, else key_hex; with neither, XB_E_USAGE
+ * "<opt> needs --encrypt-key-file". */
+int xb_crypt_key_load(const xb_crypt_settings *s, uint8_t key[XB_CRYPT_KEY_LEN], xb_error *err);
 
 /* Takes ownership of inner; key is copied. */
 xb_sink *xb_sink_encrypt_open(xb_sink *inner, const uint8_t key[XB_CRYPT_KEY_LEN], xb_error *err);

@@ -597,7 +597,7 @@ static int check_target(rsink *s, uploader *up, xb_error *err)
 	}
 }
 
-xb_sink *xb_sink_remote_open(const char *url, const xb_options *o, xb_error *err)
+xb_sink *xb_sink_remote_open(const char *url, const xb_remote_settings *rs, xb_error *err)
 {
 	pthread_once(&curl_once, curl_init);
 	xb_error local;
@@ -611,17 +611,12 @@ xb_sink *xb_sink_remote_open(const char *url, const xb_options *o, xb_error *err
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->base.ops = &remote_ops;
-	s->retries = (int)xb_opt_int(o, XB_OPT_REMOTE_RETRIES);
-	s->timeout = (long)xb_opt_int(o, XB_OPT_REMOTE_TIMEOUT);
-	long long par = xb_opt_int(o, XB_OPT_PARALLEL);
+	s->retries = rs->retries;
+	s->timeout = rs->timeout;
+	long long par = rs->parallel;
 	s->maxups = par + 4 < 6 ? 6 : par + 4 > MAX_UPLOADERS ? MAX_UPLOADERS : (int)par + 4;
 	uploader *up = NULL;
-	int rc = 0;
-	if (s->retries < 0 || s->retries > 30)
-		rc = xb_err_set(err, XB_E_USAGE, "invalid --remote-retries=%d: use 0 to 30", s->retries);
-	else if (s->timeout < 1)
-		rc = xb_err_set(err, XB_E_USAGE, "invalid --remote-timeout=%ld: use 1 or more seconds", s->timeout);
-	if (rc || rs_parse_url(s, url, err) || rs_find_keys(s, o, err))
+	if (rs_parse_url(s, url, err) || rs_find_keys(s, rs, err))
 		goto fail;
 	s->base.name = s->shown;
 	if (!(up = up_new(s))) {

@@ -15,16 +15,23 @@
 
 #include <stdbool.h>
 
-#include "config/options.h"
 #include "sink.h"
+
+/* How to reach the host: plain settings, resolved from the options by the
+ * backup command (src/command/backup/target.c). */
+typedef struct xb_remote_settings {
+	const char *key_file;    /* --ssh-key-file, NULL: ~/.ssh/id_ed25519, id_ecdsa, id_rsa, the first that exists */
+	const char *known_hosts; /* --ssh-known-hosts, NULL: ~/.ssh/known_hosts */
+	int retries;             /* --remote-retries: retries of a failed connection or upload (0 to 30) */
+	long timeout;            /* --remote-timeout: seconds before a connection or stalled transfer is given up (1 or more) */
+	int parallel;            /* --parallel: threads writing into the sink; uploads use 4 more connections (6 to 32) */
+} xb_remote_settings;
 
 /* True when target is an sftp:// or scp:// URL. */
 bool xb_sink_remote_url(const char *target);
 
 /* Connect (with retries), check the remote directory is absent or empty
- * (else XB_E_TARGET), create it. Options used: --ssh-key-file,
- * --ssh-known-hosts, --remote-retries, --remote-timeout, and --parallel for
- * the number of connections. Upload failures are XB_E_REMOTE. */
-xb_sink *xb_sink_remote_open(const char *url, const xb_options *o, xb_error *err);
+ * (else XB_E_TARGET), create it. Upload failures are XB_E_REMOTE. */
+xb_sink *xb_sink_remote_open(const char *url, const xb_remote_settings *rs, xb_error *err);
 
 #endif

@@ -90,7 +90,7 @@ struct rsink {
 
 /* sink_remote_ssh.c */
 int rs_parse_url(rsink *s, const char *url, xb_error *err);
-int rs_find_keys(rsink *s, const xb_options *o, xb_error *err);
+int rs_find_keys(rsink *s, const xb_remote_settings *rs, xb_error *err);
 char *rs_join(const char *dir, const char *name);
 /* One attempt at uploading f to f->tmp and renaming it to f->path, over SCP
  * (its whole content is buffered: the length is known) or SFTP; from > 0

@@ -161,13 +161,13 @@ out:
 	return rc;
 }
 
-int rs_find_keys(rsink *s, const xb_options *o, xb_error *err)
+int rs_find_keys(rsink *s, const xb_remote_settings *rs, xb_error *err)
 {
 	const char *home = getenv("HOME");
 	struct passwd *pw = home && *home ? NULL : getpwuid(geteuid());
 	home = home && *home ? home : pw ? pw->pw_dir : "/";
 	char buf[4096], pub[4200];
-	const char *key = xb_opt_str(o, XB_OPT_SSH_KEY_FILE);
+	const char *key = rs->key_file;
 	if (!key) { /* as ssh does */
 		static const char *const names[] = {"id_ed25519", "id_ecdsa", "id_rsa"};
 		for (size_t i = 0; i < 3 && !key; i++) {
@@ -187,7 +187,7 @@ int rs_find_keys(rsink *s, const xb_options *o, xb_error *err)
 	snprintf(pub, sizeof pub, "%s.pub", key);
 	s->key = strdup(key);
 	s->pub = strdup(access(pub, R_OK) == 0 ? pub : ""); /* "": libssh2 derives it from the private key */
-	const char *kh = xb_opt_str(o, XB_OPT_SSH_KNOWN_HOSTS);
+	const char *kh = rs->known_hosts;
 	snprintf(buf, sizeof buf, "%s/.ssh/known_hosts", home);
 	s->known = strdup(kh ? kh : buf);
 	if (!s->key || !s->pub || !s->known)

@@ -1,6 +1,7 @@
 /*
  * options_test.c - the option table: parsing from files and argv, precedence,
- * strictness by group, prefixes, types, secrets, --help and the man page.
+ * strictness by group, prefixes, types, secrets, --help and the man page; and
+ * settings structs resolved from a parsed set.
  */
 #include <CUnit/Basic.h>
 #include <stdarg.h>
@@ -9,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command/backup/settings.h"
 #include "config/options.h"
+#include "platform/ioprio.h"
 
 static char dir[] = "/tmp/xb_options_test.XXXXXX";
 static char cnfpath[512];
@@ -136,6 +139,85 @@ static void test_types(void)
 	CU_ASSERT_EQUAL(xb_parse_size("-1", &v), -1);
 }
 
+/* The settings of --backup from option files and the command line. */
+static void test_settings(void)
+{
+	write_cnf("[mysqld]\ndatadir=/srv/server\ninnodb_undo_directory=/srv/undo\n"
+		  "[client]\nsocket=/tmp/s.sock\nuser=backup\npassword=pw\nprotocol=Socket\n"
+		  "[xtrabackup]\nparallel=3\nthrottle=-1\nio-priority=idle\nssh-key-file=/k\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=sftp://u@h/b", "--compress", "--compress-level=5",
+				    "--encrypt=AES256", "--encrypt-key-file=/key", "--innodb-log-group-home-dir=/redo",
+				    "--pace=off", "--no-lock", "--remote-retries=2", NULL), 0);
+	backup_settings s;
+	CU_ASSERT_EQUAL_FATAL(backup_settings_resolve(&o, &s, &err), 0);
+	CU_ASSERT_EQUAL(s.parallel, 3);
+	CU_ASSERT_EQUAL(s.throttle, 0); /* not a limit */
+	CU_ASSERT_FALSE(s.pace);
+	CU_ASSERT_EQUAL(s.io_class, XB_IOPRIO_IDLE);
+	CU_ASSERT_STRING_EQUAL(s.io_priority, "idle");
+	CU_ASSERT_STRING_EQUAL(s.progress, "auto");
+	CU_ASSERT_TRUE(s.no_lock);
+	CU_ASSERT_TRUE(s.bp_dump);
+	CU_ASSERT_EQUAL(s.bp_dump_pct, 100);
+	CU_ASSERT_EQUAL(s.log_copy_interval, 50);
+	/* the server's layout: only what the command line says wins over the server */
+	CU_ASSERT_PTR_NULL(s.datadir);
+	CU_ASSERT_PTR_NULL(s.undo_dir);
+	CU_ASSERT_STRING_EQUAL(s.log_dir, "/redo");
+	/* the connection */
+	CU_ASSERT_STRING_EQUAL(s.conn.socket, "/tmp/s.sock");
+	CU_ASSERT_STRING_EQUAL(s.conn.user, "backup");
+	CU_ASSERT_STRING_EQUAL(s.conn.password, "pw");
+	CU_ASSERT_EQUAL(s.conn.protocol, XB_CONN_PROTOCOL_SOCKET);
+	CU_ASSERT_PTR_NULL(s.conn.host);
+	/* the target */
+	CU_ASSERT_EQUAL(s.target.kind, TARGET_REMOTE);
+	CU_ASSERT_STRING_EQUAL(s.target.dir, "sftp://u@h/b");
+	CU_ASSERT_PTR_NULL(s.target.stream);
+	CU_ASSERT_TRUE(s.target.compress);
+	CU_ASSERT_EQUAL(s.target.compress_level, 5);
+	CU_ASSERT_EQUAL(s.target.compress_threads, 1);
+	CU_ASSERT_EQUAL(s.target.compress_chunk, 1 << 20);
+	CU_ASSERT_TRUE(s.target.encrypt);
+	CU_ASSERT_STRING_EQUAL(s.target.crypt.opt, "--encrypt");
+	CU_ASSERT_STRING_EQUAL(s.target.crypt.key_file, "/key");
+	CU_ASSERT_STRING_EQUAL(s.target.remote.key_file, "/k");
+	CU_ASSERT_EQUAL(s.target.remote.retries, 2);
+	CU_ASSERT_EQUAL(s.target.remote.timeout, 30);
+	CU_ASSERT_EQUAL(s.target.remote.parallel, 3);
+	CU_ASSERT_STRING_EQUAL(s.tool_command, o.tool_command);
+	xb_options_free(&o);
+
+	/* the kind of target, and what does not go together */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--stream=xbstream", "--throttle=7", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), 0);
+	CU_ASSERT_EQUAL(s.target.kind, TARGET_XBSTREAM);
+	CU_ASSERT_EQUAL(s.throttle, 7);
+	CU_ASSERT_TRUE(s.pace);
+	CU_ASSERT_EQUAL(s.conn.protocol, XB_CONN_PROTOCOL_SOCKET);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), 0);
+	CU_ASSERT_EQUAL(s.target.kind, TARGET_DIR);
+	CU_ASSERT_FALSE(s.target.compress);
+	CU_ASSERT_FALSE(s.target.encrypt);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--backup needs --target-dir (or --stream)");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--stream=tar", "--target-dir=scp://h/x", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--stream and a remote --target-dir (scp://h/x) exclude each other");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", "--decompress", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--decompress and --decrypt work on a backup, not with --backup");
+	xb_options_free(&o);
+}
+
 static void test_short_options(void)
 {
 	write_cnf("[client]\n");
@@ -244,6 +326,7 @@ int main(void)
 	CU_add_test(s, "unknown or stray command-line arguments", test_unknown_on_command_line);
 	CU_add_test(s, "skip-/enable- prefixes and boolean values", test_prefixes_and_bools);
 	CU_add_test(s, "integer and size types", test_types);
+	CU_add_test(s, "settings of --backup resolved from a parsed set", test_settings);
 	CU_add_test(s, "short options", test_short_options);
 	CU_add_test(s, "secrets masked and wiped", test_secrets);
 	CU_add_test(s, "--help and man page list every option", test_help_and_man);

@@ -7,7 +7,8 @@
  * (at a chunk boundary, inside a chunk, inside the header), swapped chunks,
  * a chunk spliced from another file under the same key and appended data
  * are all refused, and nothing unauthenticated reaches the inner sink; key
- * files and --encrypt-key are parsed strictly, with exact messages. A small
+ * files and --encrypt-key are parsed strictly, with exact messages (the key
+ * source resolved from the options as the commands resolve it). A small
  * in-memory sink records what the filters pass on.
  */
 #include <CUnit/Basic.h>
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "command/crypt_settings.h"
 #include "config/options.h"
 #include "sink/sink.h"
 #include "sink/sink_crypt.h"
@@ -435,6 +437,14 @@ static void test_threads(void)
 #define HEX64 "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F"
 #define KEY_HINT "generate one with: openssl rand -hex 32 > FILE && chmod 600 FILE"
 
+/* The key named by the options, as a command loads it: key source resolved, then read. */
+static int load_opts(const xb_options *o, uint8_t key[32], xb_error *err)
+{
+	xb_crypt_settings cs;
+	int rc = crypt_settings_resolve(o, &cs, err);
+	return rc ? rc : xb_crypt_key_load(&cs, key, err);
+}
+
 static int load_with(const char *content, const char *algo, bool decrypt, uint8_t key[32], xb_error *err,
 		     char *path, size_t pathlen)
 {
@@ -449,7 +459,7 @@ static int load_with(const char *content, const char *algo, bool decrypt, uint8_
 	o.val[XB_OPT_ENCRYPT_KEY_FILE] = path;
 	xb_err_clear(err);
 	memset(key, 0xee, 32);
-	return xb_crypt_key_load(&o, key, err);
+	return load_opts(&o, key, err);
 }
 
 /* The message must be "--encrypt-key-file PATH" followed by rest. */
@@ -504,7 +514,7 @@ static void test_key_file(void)
 	o.val[XB_OPT_ENCRYPT] = (char *)"AES256";
 	snprintf(path, sizeof path, "%s/nokey", base);
 	o.val[XB_OPT_ENCRYPT_KEY_FILE] = path;
-	CU_ASSERT_EQUAL(xb_crypt_key_load(&o, key, &err), XB_E_USAGE);
+	CU_ASSERT_EQUAL(load_opts(&o, key, &err), XB_E_USAGE);
 	char want_msg[800];
 	snprintf(want_msg, sizeof want_msg, "cannot open --encrypt-key-file %s: No such file or directory", path);
 	CU_ASSERT_STRING_EQUAL(err.msg, want_msg);
@@ -518,23 +528,23 @@ static void test_key_option(void)
 	xb_error err;
 	xb_err_clear(&err);
 	o.val[XB_OPT_ENCRYPT] = (char *)"AES256";
-	CU_ASSERT_EQUAL(xb_crypt_key_load(&o, key, &err), XB_E_USAGE);
+	CU_ASSERT_EQUAL(load_opts(&o, key, &err), XB_E_USAGE);
 	CU_ASSERT_STRING_EQUAL(err.msg, "--encrypt needs --encrypt-key-file");
 	CU_ASSERT_STRING_EQUAL(err.hint, KEY_HINT);
 	o.val[XB_OPT_ENCRYPT] = NULL;
 	o.val[XB_OPT_DECRYPT] = (char *)"AES256";
-	CU_ASSERT_EQUAL(xb_crypt_key_load(&o, key, &err), XB_E_USAGE);
+	CU_ASSERT_EQUAL(load_opts(&o, key, &err), XB_E_USAGE);
 	CU_ASSERT_STRING_EQUAL(err.msg, "--decrypt needs --encrypt-key-file");
 	o.val[XB_OPT_ENCRYPT_KEY] = (char *)HEX64;
 	o.src[XB_OPT_ENCRYPT_KEY] = (char *)"/etc/my.cnf:12";
-	CU_ASSERT_EQUAL(xb_crypt_key_load(&o, key, &err), 0);
+	CU_ASSERT_EQUAL(load_opts(&o, key, &err), 0);
 	CU_ASSERT_EQUAL(key[31], 31);
 	o.val[XB_OPT_ENCRYPT_KEY] = (char *)"abc";
-	CU_ASSERT_EQUAL(xb_crypt_key_load(&o, key, &err), XB_E_USAGE);
+	CU_ASSERT_EQUAL(load_opts(&o, key, &err), XB_E_USAGE);
 	CU_ASSERT_STRING_EQUAL(err.msg, "--encrypt-key holds 3 hex digits: the key is exactly 64 (256 bits)");
 	/* the key never appears in a message */
 	o.val[XB_OPT_ENCRYPT_KEY] = (char *)HEX64 "z";
-	CU_ASSERT_EQUAL(xb_crypt_key_load(&o, key, &err), XB_E_USAGE);
+	CU_ASSERT_EQUAL(load_opts(&o, key, &err), XB_E_USAGE);
 	CU_ASSERT_PTR_NULL(strstr(err.msg, "0001020304"));
 }
 

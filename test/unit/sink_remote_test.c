@@ -4,8 +4,9 @@
  * percent-decoded path, home-relative paths, defaults; passwords and '?' or
  * '#' parts refused), and the errors raised before any upload (an unreadable
  * key, a refused connection: no retry left, the URL and the hint in the
- * message). The uploads themselves are tested against a real OpenSSH server
- * by test/integration/t/stream_remote.sh.
+ * message), with the settings resolved from the options as --backup does.
+ * The uploads themselves are tested against a real OpenSSH server by
+ * test/integration/t/stream_remote.sh.
  */
 #include <CUnit/Basic.h>
 #include <arpa/inet.h>
@@ -18,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "command/backup/settings.h"
 #include "sink/sink_remote_int.h"
 
 static char dir[] = "/tmp/xb_sink_remote_test.XXXXXX";
@@ -126,6 +128,15 @@ static int parse_opts(xb_options *o, xb_error *err, ...)
 	return rc;
 }
 
+/* The remote sink for the --target-dir of o, opened as --backup opens it: target settings first. */
+static xb_sink *open_target(const xb_options *o, xb_error *err)
+{
+	target_settings t;
+	if (target_resolve(o, &t, err))
+		return NULL;
+	return xb_sink_remote_open(t.dir, &t.remote, err);
+}
+
 /* A TCP port on 127.0.0.1 nobody listens on (bound, then released). */
 static int closed_port(void)
 {
@@ -142,7 +153,7 @@ static void test_open_errors(void)
 {
 	xb_options o;
 	xb_error err;
-	char key[600], kh[600], url[200], opt_key[700], opt_kh[700];
+	char key[600], kh[600], url[200], opt_key[700], opt_kh[700], opt_url[300];
 	snprintf(key, sizeof key, "%s/id_test", dir);
 	snprintf(kh, sizeof kh, "%s/known_hosts", dir);
 	FILE *f = fopen(key, "w");
@@ -153,23 +164,26 @@ static void test_open_errors(void)
 	snprintf(opt_kh, sizeof opt_kh, "--ssh-known-hosts=%s", kh);
 
 	/* an unreadable key: before any connection */
-	CU_ASSERT_EQUAL_FATAL(parse_opts(&o, &err, "--ssh-key-file=/nonexistent/id_x", NULL), 0);
-	CU_ASSERT_PTR_NULL(xb_sink_remote_open("sftp://u@127.0.0.1:1/x", &o, &err));
+	CU_ASSERT_EQUAL_FATAL(parse_opts(&o, &err, "--target-dir=sftp://u@127.0.0.1:1/x",
+					 "--ssh-key-file=/nonexistent/id_x", NULL), 0);
+	CU_ASSERT_PTR_NULL(open_target(&o, &err));
 	CU_ASSERT_EQUAL(err.code, XB_E_REMOTE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot read the SSH key /nonexistent/id_x"));
 	xb_options_free(&o);
 
 	/* bad values */
-	CU_ASSERT_EQUAL_FATAL(parse_opts(&o, &err, opt_key, "--remote-timeout=0", NULL), 0);
-	CU_ASSERT_PTR_NULL(xb_sink_remote_open("sftp://u@127.0.0.1:1/x", &o, &err));
+	CU_ASSERT_EQUAL_FATAL(parse_opts(&o, &err, "--target-dir=sftp://u@127.0.0.1:1/x", opt_key, "--remote-timeout=0",
+					 NULL), 0);
+	CU_ASSERT_PTR_NULL(open_target(&o, &err));
 	CU_ASSERT_EQUAL(err.code, XB_E_USAGE);
 	xb_options_free(&o);
 
 	/* nobody listening, no retry: refused at once, with the URL and a hint */
 	int port = closed_port();
 	snprintf(url, sizeof url, "sftp://u@127.0.0.1:%d/b/x", port);
-	CU_ASSERT_EQUAL_FATAL(parse_opts(&o, &err, opt_key, opt_kh, "--remote-retries=0", NULL), 0);
-	CU_ASSERT_PTR_NULL(xb_sink_remote_open(url, &o, &err));
+	snprintf(opt_url, sizeof opt_url, "--target-dir=%s", url);
+	CU_ASSERT_EQUAL_FATAL(parse_opts(&o, &err, opt_url, opt_key, opt_kh, "--remote-retries=0", NULL), 0);
+	CU_ASSERT_PTR_NULL(open_target(&o, &err));
 	CU_ASSERT_EQUAL(err.code, XB_E_REMOTE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, url));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "Connection refused"));

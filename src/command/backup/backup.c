@@ -57,17 +57,6 @@ static void resolve_dir(char *out, size_t n, const char *datadir, const char *v)
 		out[--l] = '\0';
 }
 
-/* A server-layout option set by the user (command line or our group) wins over the server's answer. */
-static const char *user_override(const xb_options *o, xb_opt_id id)
-{
-	if (!xb_opt_isset(o, id))
-		return NULL;
-	const char *src = o->src[id];
-	if (!strcmp(src, "command line"))
-		return xb_opt_str(o, id);
-	return NULL;
-}
-
 static int get_var(backup_ctx *c, const char *name, char *out, size_t n, xb_error *err)
 {
 	char *v = NULL;
@@ -86,21 +75,21 @@ static int read_layout(backup_ctx *c, xb_error *err)
 	int rc;
 	if ((rc = get_var(c, "datadir", v, sizeof v, err)))
 		return rc;
-	const char *ov = user_override(c->o, XB_OPT_DATADIR);
+	const char *ov = c->set.datadir;
 	resolve_dir(l->datadir, sizeof l->datadir, "/", ov ? ov : v);
 	if ((rc = get_var(c, "innodb_data_home_dir", v, sizeof v, err)))
 		return rc;
-	ov = user_override(c->o, XB_OPT_INNODB_DATA_HOME_DIR);
+	ov = c->set.data_home_dir;
 	resolve_dir(l->data_home_dir, sizeof l->data_home_dir, l->datadir, ov ? ov : v);
 	if ((rc = get_var(c, "innodb_data_file_path", l->data_file_path, sizeof l->data_file_path, err)))
 		return rc;
 	if ((rc = get_var(c, "innodb_undo_directory", v, sizeof v, err)))
 		return rc;
-	ov = user_override(c->o, XB_OPT_INNODB_UNDO_DIRECTORY);
+	ov = c->set.undo_dir;
 	resolve_dir(l->undo_dir, sizeof l->undo_dir, l->datadir, ov ? ov : v);
 	if ((rc = get_var(c, "innodb_log_group_home_dir", v, sizeof v, err)))
 		return rc;
-	ov = user_override(c->o, XB_OPT_INNODB_LOG_GROUP_HOME_DIR);
+	ov = c->set.log_dir;
 	resolve_dir(l->log_dir, sizeof l->log_dir, l->datadir, ov ? ov : v);
 	if ((rc = get_var(c, "aria_log_dir_path", v, sizeof v, err)))
 		return rc;
@@ -240,8 +229,6 @@ typedef struct worker_arg {
 	int id;      /* 1.. */
 } worker_arg;
 
-static int io_class; /* --io-priority, parsed */
-
 /* Memory for read/write batches (see common/iogate.h), shared by the copy
  * threads: measured on a virtual disk, a copy moving 256 MiB between
  * switches ran 13% faster than one streaming 4 MiB chunks. */
@@ -253,9 +240,8 @@ static void *worker_main(void *arg)
 {
 	worker_arg *w = arg;
 	pool *p = w->p;
-	if (xb_ioprio_apply(io_class) && w->id == 1)
-		xb_warn("cannot lower the I/O priority of the copy threads (--io-priority=%s)",
-			xb_opt_str(p->c->o, XB_OPT_IO_PRIORITY));
+	if (xb_ioprio_apply(p->c->set.io_class) && w->id == 1)
+		xb_warn("cannot lower the I/O priority of the copy threads (--io-priority=%s)", p->c->set.io_priority);
 	for (;;) {
 		if (atomic_load(&p->failed) || command_interrupted(NULL))
 			break;
@@ -315,7 +301,7 @@ static int copy_innodb_all(backup_ctx *c, pacer *pc, xb_error *err)
 		}
 	qsort(p.todo, p.n, sizeof *p.todo, by_size_desc);
 	xb_progress_add_total(c->progress, total);
-	int nthreads = (int)xb_opt_int(c->o, XB_OPT_PARALLEL);
+	int nthreads = c->set.parallel;
 	if (nthreads < 1)
 		nthreads = 1;
 	if ((size_t)nthreads > p.n && p.n > 0)
@@ -325,7 +311,7 @@ static int copy_innodb_all(backup_ctx *c, pacer *pc, xb_error *err)
 	 * between copy and disk), no --throttle, no pacing of a busy server (its
 	 * own I/O is better served by a steady, limited read rate). One thread
 	 * keeps read-ahead: alone, it would leave the device idle while it writes. */
-	if (c->target_is_local_dir && nthreads >= 2 && !(xb_opt_int(c->o, XB_OPT_THROTTLE) > 0) && !pc->active &&
+	if (c->target_is_local_dir && nthreads >= 2 && !c->set.throttle && !pc->active &&
 	    (c->iogate = xb_iogate_new()) != NULL) {
 		c->batch_bytes = BATCH_BUDGET / (size_t)nthreads;
 		if (c->batch_bytes > BATCH_MAX)
@@ -424,7 +410,7 @@ static int copy_kind(backup_ctx *c, int kind, xb_error *err)
 
 static int stage(backup_ctx *c, const char *name, xb_error *err)
 {
-	if (xb_opt_bool(c->o, XB_OPT_NO_LOCK))
+	if (c->set.no_lock)
 		return 0;
 	char sql[64];
 	snprintf(sql, sizeof sql, "BACKUP STAGE %s", name);
@@ -479,7 +465,7 @@ static int count_row(void *ctx, unsigned n, char **names, char **values)
 
 static int safe_slave_stop(backup_ctx *c, xb_error *err)
 {
-	if (!xb_opt_bool(c->o, XB_OPT_SAFE_SLAVE_BACKUP))
+	if (!c->set.safe_slave_backup)
 		return 0;
 	long replicas = 0;
 	int rc = xb_server_rows(&c->srv, "SHOW ALL SLAVES STATUS", count_row, &replicas, err);
@@ -493,7 +479,7 @@ static int safe_slave_stop(backup_ctx *c, xb_error *err)
 	if ((rc = xb_server_exec(&c->srv, "STOP ALL SLAVES SQL_THREAD", err)))
 		return rc;
 	c->slave_stopped = true;
-	long timeout = xb_opt_int(c->o, XB_OPT_SAFE_SLAVE_BACKUP_TIMEOUT);
+	long timeout = c->set.safe_slave_timeout;
 	for (long waited = 0;; waited++) {
 		long open = 0;
 		if ((rc = xb_server_rows(&c->srv, "SHOW GLOBAL STATUS LIKE 'Slave_open_temp_tables'", open_temp_tables_row,
@@ -577,34 +563,29 @@ static double mono_seconds(void)
 
 static int run(backup_ctx *c, xb_error *err)
 {
-	const xb_options *o = c->o;
+	const backup_settings *s = &c->set;
 	int rc;
-	if ((rc = target_check(o, err)))
+	if ((rc = target_check(&s->target, err)))
 		return rc;
-	if ((rc = xb_server_connect(&c->srv, o, err)))
+	if ((rc = xb_server_connect(&c->srv, &s->conn, err)))
 		return rc;
 	xb_info("Connected to the server through %s as %s", c->srv.where, c->srv.user);
 	if ((rc = read_layout(c, err)))
 		return rc;
-	if ((rc = xb_server_check_privileges(&c->srv, c->lay.log_bin, xb_opt_bool(o, XB_OPT_SLAVE_INFO), err)))
+	if ((rc = xb_server_check_privileges(&c->srv, c->lay.log_bin, s->slave_info, err)))
 		return rc;
 	if ((rc = target_open(c, err)))
 		return rc;
-	if (xb_opt_bool(o, XB_OPT_NO_LOCK))
+	if (s->no_lock)
 		xb_warn("--no-lock: no BACKUP STAGE locks: DDL and writes to non-InnoDB tables during the backup "
 			"are not protected, and xtrabackup_binlog_info may not match the data");
-	if ((rc = xb_ioprio_parse(xb_opt_str(o, XB_OPT_IO_PRIORITY), &io_class, err)))
-		return rc;
-	const char *pace_mode = xb_opt_str(o, XB_OPT_PACE);
-	if (strcmp(pace_mode, "auto") && strcmp(pace_mode, "off"))
-		return xb_err_set(err, XB_E_USAGE, "invalid --pace '%s': use auto or off", pace_mode);
-	if (xb_opt_int(o, XB_OPT_THROTTLE) > 0) {
-		if ((rc = xb_throttle_create((unsigned)xb_opt_int(o, XB_OPT_THROTTLE), &throttle, err)))
+	if (s->throttle) {
+		if ((rc = xb_throttle_create(s->throttle, &throttle, err)))
 			return rc;
-	} else if (!strcmp(pace_mode, "auto") && !(throttle = xb_throttle_new_adjustable())) {
+	} else if (s->pace && !(throttle = xb_throttle_new_adjustable())) {
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	}
-	if (xb_opt_bool(o, XB_OPT_INNODB_LOG_CHECKPOINT_NOW)) {
+	if (s->checkpoint_now) {
 		xb_error ignore;
 		if (xb_server_exec(&c->srv, "SET GLOBAL innodb_log_checkpoint_now=ON", &ignore) == 0)
 			xb_info("Asked the server for a checkpoint (innodb_log_checkpoint_now)");
@@ -617,27 +598,27 @@ static int run(backup_ctx *c, xb_error *err)
 	memset(&rcfg, 0, sizeof rcfg);
 	rcfg.log_path = logpath;
 	rcfg.sink = c->sink;
-	rcfg.poll_interval_ms = (unsigned)xb_opt_int(o, XB_OPT_LOG_COPY_INTERVAL);
+	rcfg.poll_interval_ms = s->log_copy_interval;
 	rcfg.on_file_op = ddl_note_file_op;
 	rcfg.ctx = c;
 	rcfg.durable_lsn = durable_lsn;
 	rcfg.durable_ctx = c;
-	if ((rc = xb_server_connect(&c->srv_log, o, err)))
+	if ((rc = xb_server_connect(&c->srv_log, &s->conn, err)))
 		return rc;
 	if ((rc = redo_follower_start(&rcfg, &c->rf, err)))
 		return rc;
 	c->start_checkpoint = redo_follower_checkpoint_lsn(c->rf);
-	if ((rc = xb_progress_start(&c->progress, xb_opt_str(o, XB_OPT_PROGRESS), "copied", headroom_extra, c, err)))
+	if ((rc = xb_progress_start(&c->progress, s->progress, "copied", headroom_extra, c, err)))
 		return rc;
 
 	/* 3. InnoDB datafiles */
 	if ((rc = stage(c, "START", err)))
 		return rc;
 	pacer pc;
-	pace_start(c, &pc, xb_opt_int(o, XB_OPT_THROTTLE) > 0 ? NULL : throttle);
+	pace_start(c, &pc, s->throttle ? NULL : throttle);
 	if ((rc = scan_innodb(c, &c->files, err)) || (rc = copy_innodb_all(c, &pc, err)))
 		return rc;
-	if (throttle && !(xb_opt_int(o, XB_OPT_THROTTLE) > 0))
+	if (throttle && !s->throttle)
 		xb_throttle_set_rate(throttle, 0); /* pacing is for the datafile copy only */
 	if ((rc = bufpool_dump(c, err)))
 		return rc;
@@ -679,9 +660,13 @@ int cmd_backup(const xb_options *o, xb_error *err)
 	backup_ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	c->o = o;
+	int rc = backup_settings_resolve(o, &c->set, err);
+	if (rc) {
+		free(c);
+		return rc;
+	}
 	c->start_time = time(NULL);
-	int rc = run(c, err);
+	rc = run(c, err);
 	if (c->progress)
 		xb_progress_stop(c->progress);
 	if (c->rf) {

@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "common/error.h"
-#include "config/options.h"
 #include "db/server.h"
+#include "settings.h"
 #include "sink/sink.h"
 
 enum bfile_kind {
@@ -80,7 +80,7 @@ typedef struct pacer {
 typedef enum pace_why { PACE_SAME, PACE_SLOWER, PACE_FASTER, PACE_IDLE, PACE_REBASE, PACE_WOKE, PACE_STALL } pace_why;
 
 typedef struct backup_ctx {
-	const xb_options *o;           /* options */
+	backup_settings set;           /* what was asked, resolved from the options at the start */
 	xb_server srv;                 /* connection */
 	xb_server srv_log;             /* second connection, for the redo follower thread only */
 	server_layout lay;             /* where the server keeps things */
@@ -119,9 +119,10 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 int ddl_reconcile(backup_ctx *c, xb_error *err);
 void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, const char *new_name, uint64_t lsn);
 
-/* target.c: check the target options (before connecting), build the sink
- * chains into c->sink and c->meta_sink, finish them, free them */
-int target_check(const xb_options *o, xb_error *err);
+/* target.c: check the target (before connecting), build the sink chains
+ * into c->sink and c->meta_sink, finish them, free them (target_resolve()
+ * reads its options: settings.h) */
+int target_check(const target_settings *t, xb_error *err);
 int target_open(backup_ctx *c, xb_error *err);
 int target_finish(backup_ctx *c, xb_error *err);
 void target_close(backup_ctx *c);

@@ -76,13 +76,10 @@ static int store(backup_ctx *c, const char *path, size_t *pages, xb_error *err)
 
 int bufpool_dump(backup_ctx *c, xb_error *err)
 {
-	const xb_options *o = c->o;
-	if (!xb_opt_bool(o, XB_OPT_DUMP_INNODB_BUFFER_POOL))
+	if (!c->set.bp_dump)
 		return 0;
-	long long pct = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_PCT);
-	long long timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);
-	if (pct < 1 || pct > 100)
-		return xb_err_set(err, XB_E_USAGE, "--dump-innodb-buffer-pool-pct=%lld: give 1 to 100", pct);
+	long long pct = c->set.bp_dump_pct;
+	long long timeout = c->set.bp_dump_timeout;
 	char *old_pct = NULL, *fname = NULL;
 	xb_error e;
 	xb_err_clear(&e);

@@ -46,7 +46,7 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
 
 static int extra_lsndir_put(backup_ctx *c, const char *name, const strbuf *b, xb_error *err)
 {
-	const char *dir = xb_opt_str(c->o, XB_OPT_EXTRA_LSNDIR);
+	const char *dir = c->set.extra_lsndir;
 	if (!dir)
 		return 0;
 	xb_sink *s = xb_sink_dir_open(dir, err);
@@ -120,7 +120,7 @@ static int slave_row(void *ctx, unsigned n, char **names, char **values)
 
 int meta_write_slave_info(backup_ctx *c, xb_error *err)
 {
-	if (!xb_opt_bool(c->o, XB_OPT_SLAVE_INFO))
+	if (!c->set.slave_info)
 		return 0;
 	slave_rows s = {0};
 	int rc = xb_server_variable(&c->srv, "gtid_slave_pos", &s.gtid_slave_pos, err);
@@ -142,7 +142,7 @@ int meta_write_slave_info(backup_ctx *c, xb_error *err)
 
 int meta_write_galera_info(backup_ctx *c, xb_error *err)
 {
-	if (!xb_opt_bool(c->o, XB_OPT_GALERA_INFO))
+	if (!c->set.galera_info)
 		return 0;
 	char *uuid = NULL, *seqno = NULL;
 	int rc = xb_server_value(&c->srv, "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
@@ -213,7 +213,7 @@ static int info_text(backup_ctx *c, strbuf *b)
 	sb_printf(b, "uuid = %s\n", uuid);
 	sb_printf(b, "name = \n");
 	sb_printf(b, "tool_name = xtrabackup\n");
-	sb_printf(b, "tool_command = %s\n", c->o->tool_command ? c->o->tool_command : "");
+	sb_printf(b, "tool_command = %s\n", c->set.tool_command ? c->set.tool_command : "");
 	sb_printf(b, "tool_version = %s\n", XB_VERSION);
 	sb_printf(b, "ibbackup_version = %s\n", XB_VERSION);
 	sb_printf(b, "server_version = %s\n", c->lay.version);
@@ -229,10 +229,10 @@ static int info_text(backup_ctx *c, strbuf *b)
 	sb_printf(b, "innodb_to_lsn = %llu\n", (unsigned long long)c->to_lsn);
 	sb_printf(b, "partial = N\n");
 	sb_printf(b, "incremental = N\n");
-	const char *stream = xb_opt_str(c->o, XB_OPT_STREAM);
+	const char *stream = c->set.target.stream;
 	sb_printf(b, "format = %s\n", stream ? stream : "file");
-	sb_printf(b, "compressed = %s\n", xb_opt_isset(c->o, XB_OPT_COMPRESS) ? "compressed" : "N");
-	sb_printf(b, "encrypted = %s\n", xb_opt_isset(c->o, XB_OPT_ENCRYPT) ? "Y" : "N");
+	sb_printf(b, "compressed = %s\n", c->set.target.compress ? "compressed" : "N");
+	sb_printf(b, "encrypted = %s\n", c->set.target.encrypt ? "Y" : "N");
 	return 0;
 }
 

@@ -1,6 +1,11 @@
 /*
  * target.c - where a backup goes: the chain of sinks built from the options.
  *
+ * target_resolve() reads the target's options once, at the start of the
+ * command, into a kind of container and its settings (settings.h); the rest
+ * of this file builds the chain from those settings alone, and the sinks get
+ * plain values, never the options.
+ *
  * One container receives every file: a local directory (--target-dir=DIR),
  * a remote one (--target-dir=sftp://... or scp://...), or a stream on
  * stdout (--stream=xbstream or tar). Two filter chains lead into it:
@@ -21,6 +26,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "command/crypt_settings.h"
 #include "common/log.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_remote.h"
@@ -48,34 +54,35 @@ static int check_empty_dir(const char *dir, xb_error *err)
 	return 0;
 }
 
-/* Options that must be right before the server is even contacted. */
-int target_check(const xb_options *o, xb_error *err)
+int target_resolve(const xb_options *o, target_settings *t, xb_error *err)
 {
-	const char *stream = xb_opt_str(o, XB_OPT_STREAM);
-	const char *target = xb_opt_str(o, XB_OPT_TARGET_DIR);
-	if (stream) {
-		if (strcmp(stream, "xbstream") && strcmp(stream, "tar"))
-			return xb_err_set(err, XB_E_USAGE, "unsupported --stream=%s: use xbstream or tar", stream);
-		if (isatty(STDOUT_FILENO))
-			return xb_err_set(err, XB_E_USAGE, "--stream=%s writes the backup to stdout, which is a terminal",
-					  stream),
-			       xb_err_hint(err, "redirect it: > backup.xbs, or | ssh host 'xbstream -x -C /backups/x'");
-		if (target && xb_sink_remote_url(target))
+	memset(t, 0, sizeof *t);
+	t->stream = xb_opt_str(o, XB_OPT_STREAM);
+	t->dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	if (t->stream) {
+		if (strcmp(t->stream, "xbstream") && strcmp(t->stream, "tar"))
+			return xb_err_set(err, XB_E_USAGE, "unsupported --stream=%s: use xbstream or tar", t->stream);
+		if (t->dir && xb_sink_remote_url(t->dir))
 			return xb_err_set(err, XB_E_USAGE, "--stream and a remote --target-dir (%s) exclude each other",
-					  target),
+					  t->dir),
 			       xb_err_hint(err, "use one: --target-dir=sftp://... uploads the files themselves");
-	} else if (!target) {
+		t->kind = !strcmp(t->stream, "xbstream") ? TARGET_XBSTREAM : TARGET_TAR;
+	} else if (!t->dir) {
 		return xb_err_set(err, XB_E_USAGE, "--backup needs --target-dir (or --stream)"),
 		       xb_err_hint(err, "e.g. xtrabackup --backup --target-dir=/backups/$(date +%%F)");
-	} else if (strstr(target, "://") && !xb_sink_remote_url(target)) {
+	} else if (strstr(t->dir, "://") && !xb_sink_remote_url(t->dir)) {
 		return xb_err_set(err, XB_E_USAGE, "unsupported --target-dir %s: remote targets are sftp:// and scp://",
-				  target);
-	} else if (!xb_sink_remote_url(target)) {
-		int rc = check_empty_dir(target, err);
-		if (rc)
-			return rc;
+				  t->dir);
+	} else {
+		t->kind = xb_sink_remote_url(t->dir) ? TARGET_REMOTE : TARGET_DIR;
 	}
-	if (xb_opt_isset(o, XB_OPT_COMPRESS)) {
+	t->tmpdir = xb_opt_str(o, XB_OPT_TMPDIR);
+	if (!t->tmpdir)
+		t->tmpdir = getenv("TMPDIR");
+	if (!t->tmpdir)
+		t->tmpdir = "/tmp";
+	t->compress = xb_opt_isset(o, XB_OPT_COMPRESS);
+	if (t->compress) {
 		const char *algo = xb_opt_str(o, XB_OPT_COMPRESS);
 		if (*algo && strcasecmp(algo, "zstd"))
 			return xb_err_set(err, XB_E_USAGE, "unsupported --compress=%s: the algorithm is zstd", algo),
@@ -86,8 +93,34 @@ int target_check(const xb_options *o, xb_error *err)
 		if (th < 1 || th > 64)
 			return xb_err_set(err, XB_E_USAGE, "invalid --compress-threads=%lld: use 1 to 64", th);
 	}
-	if (xb_opt_isset(o, XB_OPT_DECOMPRESS) || xb_opt_isset(o, XB_OPT_DECRYPT))
-		return xb_err_set(err, XB_E_USAGE, "--decompress and --decrypt work on a backup, not with --backup");
+	t->compress_level = (int)xb_opt_int(o, XB_OPT_COMPRESS_LEVEL);
+	t->compress_threads = (int)xb_opt_int(o, XB_OPT_COMPRESS_THREADS);
+	t->compress_chunk = (size_t)xb_opt_size(o, XB_OPT_COMPRESS_CHUNK_SIZE);
+	t->encrypt = xb_opt_isset(o, XB_OPT_ENCRYPT);
+	int rc;
+	if (t->encrypt && (rc = crypt_settings_resolve(o, &t->crypt, err)))
+		return rc;
+	t->remote.key_file = xb_opt_str(o, XB_OPT_SSH_KEY_FILE);
+	t->remote.known_hosts = xb_opt_str(o, XB_OPT_SSH_KNOWN_HOSTS);
+	t->remote.retries = (int)xb_opt_int(o, XB_OPT_REMOTE_RETRIES);
+	t->remote.timeout = (long)xb_opt_int(o, XB_OPT_REMOTE_TIMEOUT);
+	t->remote.parallel = (int)xb_opt_int(o, XB_OPT_PARALLEL);
+	if (t->kind == TARGET_REMOTE && (t->remote.retries < 0 || t->remote.retries > 30))
+		return xb_err_set(err, XB_E_USAGE, "invalid --remote-retries=%d: use 0 to 30", t->remote.retries);
+	if (t->kind == TARGET_REMOTE && t->remote.timeout < 1)
+		return xb_err_set(err, XB_E_USAGE, "invalid --remote-timeout=%ld: use 1 or more seconds", t->remote.timeout);
+	return 0;
+}
+
+/* What must be right before the server is even contacted. */
+int target_check(const target_settings *t, xb_error *err)
+{
+	if (t->stream && isatty(STDOUT_FILENO))
+		return xb_err_set(err, XB_E_USAGE, "--stream=%s writes the backup to stdout, which is a terminal",
+				  t->stream),
+		       xb_err_hint(err, "redirect it: > backup.xbs, or | ssh host 'xbstream -x -C /backups/x'");
+	if (t->kind == TARGET_DIR)
+		return check_empty_dir(t->dir, err);
 	return 0;
 }
 
@@ -103,27 +136,24 @@ static xb_sink *encrypting(xb_sink *inner, const uint8_t *key, xb_error *err)
 
 int target_open(backup_ctx *c, xb_error *err)
 {
-	const xb_options *o = c->o;
-	const char *stream = xb_opt_str(o, XB_OPT_STREAM);
-	const char *target = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	const target_settings *t = &c->set.target;
+	const char *stream = t->stream;
+	const char *target = t->dir;
 	uint8_t keybuf[XB_CRYPT_KEY_LEN];
 	const uint8_t *key = NULL;
 	int rc;
-	if (xb_opt_isset(o, XB_OPT_ENCRYPT)) {
-		if ((rc = xb_crypt_key_load(o, keybuf, err)))
+	if (t->encrypt) {
+		if ((rc = xb_crypt_key_load(&t->crypt, keybuf, err)))
 			return rc;
 		key = keybuf;
 	}
 	xb_sink *box;
-	if (stream && !strcmp(stream, "xbstream")) {
+	if (t->kind == TARGET_XBSTREAM) {
 		box = xb_sink_xbstream_open(STDOUT_FILENO, err);
-	} else if (stream) {
-		const char *tmp = xb_opt_str(o, XB_OPT_TMPDIR);
-		if (!tmp)
-			tmp = getenv("TMPDIR");
-		box = xb_sink_tar_open(STDOUT_FILENO, tmp ? tmp : "/tmp", err);
-	} else if (xb_sink_remote_url(target)) {
-		box = xb_sink_remote_open(target, o, err);
+	} else if (t->kind == TARGET_TAR) {
+		box = xb_sink_tar_open(STDOUT_FILENO, t->tmpdir, err);
+	} else if (t->kind == TARGET_REMOTE) {
+		box = xb_sink_remote_open(target, &t->remote, err);
 	} else {
 		box = xb_sink_dir_open(target, err);
 	}
@@ -135,18 +165,16 @@ int target_open(backup_ctx *c, xb_error *err)
 		xb_info("--target-dir=%s is not used with --stream (the files go to stdout)", target);
 	if (stream)
 		xb_info("Streaming the backup to stdout as %s%s%s", stream,
-			xb_opt_isset(o, XB_OPT_COMPRESS) ? ", compressed (zstd)" : "", key ? ", encrypted (AES-256-GCM)" : "");
+			t->compress ? ", compressed (zstd)" : "", key ? ", encrypted (AES-256-GCM)" : "");
 	c->meta_sink = encrypting(xb_sink_ref(box), key, err);
 	c->sink = encrypting(box, key, err);
-	if (c->sink && xb_opt_isset(o, XB_OPT_COMPRESS)) {
-		xb_sink *z = xb_sink_zstd_open(c->sink, (int)xb_opt_int(o, XB_OPT_COMPRESS_LEVEL),
-					       (int)xb_opt_int(o, XB_OPT_COMPRESS_THREADS),
-					       (size_t)xb_opt_size(o, XB_OPT_COMPRESS_CHUNK_SIZE), err);
+	if (c->sink && t->compress) {
+		xb_sink *z = xb_sink_zstd_open(c->sink, t->compress_level, t->compress_threads, t->compress_chunk, err);
 		if (!z)
 			xb_sink_free(c->sink);
 		c->sink = z;
 	}
-	c->target_is_local_dir = !stream && !xb_sink_remote_url(target) && !key && !xb_opt_isset(o, XB_OPT_COMPRESS);
+	c->target_is_local_dir = t->kind == TARGET_DIR && !key && !t->compress;
 	memset(keybuf, 0, sizeof keybuf);
 	if (!c->sink || !c->meta_sink)
 		return err && err->code ? err->code : XB_E_INTERNAL;

@@ -43,6 +43,7 @@
 
 #include "command/command.h"
 #include "common/log.h"
+#include "command/crypt_settings.h"
 #include "common/progress.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_zstd.h"
@@ -441,7 +442,8 @@ int cmd_decode(const xb_options *o, xb_error *err)
 	c.decompress = xb_opt_bool(o, XB_OPT_DECOMPRESS);
 	c.remove = xb_opt_bool(o, XB_OPT_REMOVE_ORIGINAL);
 	uint8_t key[XB_CRYPT_KEY_LEN];
-	if (c.decrypt && (rc = xb_crypt_key_load(o, key, err)))
+	xb_crypt_settings cs;
+	if (c.decrypt && ((rc = crypt_settings_resolve(o, &cs, err)) || (rc = xb_crypt_key_load(&cs, key, err))))
 		goto out;
 	if ((rc = walk(&c, "", err)))
 		goto out;

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "command/crypt_settings.h"
 #include "common/log.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_zstd.h"
@@ -139,7 +140,10 @@ static int open_sinks(const xb_options *o, xbx_conf *c, xb_error *err)
 	}
 	if (c->decrypt) {
 		uint8_t key[XB_CRYPT_KEY_LEN];
-		int rc = xb_crypt_key_load(o, key, err);
+		xb_crypt_settings cs;
+		int rc = crypt_settings_resolve(o, &cs, err);
+		if (!rc)
+			rc = xb_crypt_key_load(&cs, key, err);
 		xb_sink *d = rc ? NULL : xb_sink_decrypt_open(top, key, err);
 		memset(key, 0, sizeof key);
 		if (!d) {

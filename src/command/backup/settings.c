@@ -1,0 +1,90 @@
+/*
+ * settings.c - the options of --backup turned into a backup_settings (see
+ * settings.h): the connection, the server layout given on the command line,
+ * the copy, the locks and the metadata. The target has its own resolver in
+ * target.c, called from here.
+ */
+#include "settings.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "platform/ioprio.h"
+
+/* The client side of the connection: [client] groups, [xtrabackup] and the command line. */
+static int conn_settings(const xb_options *o, xb_conn_settings *cs, xb_error *err)
+{
+	memset(cs, 0, sizeof *cs);
+	cs->host = xb_opt_str(o, XB_OPT_HOST);
+	cs->port = (unsigned)xb_opt_int(o, XB_OPT_PORT);
+	cs->socket = xb_opt_str(o, XB_OPT_SOCKET);
+	cs->user = xb_opt_str(o, XB_OPT_USER);
+	cs->password = xb_opt_str(o, XB_OPT_PASSWORD);
+	const char *proto = xb_opt_str(o, XB_OPT_PROTOCOL);
+	if (!proto)
+		cs->protocol = XB_CONN_PROTOCOL_DEFAULT;
+	else if (!strcasecmp(proto, "tcp"))
+		cs->protocol = XB_CONN_PROTOCOL_TCP;
+	else if (!strcasecmp(proto, "socket"))
+		cs->protocol = XB_CONN_PROTOCOL_SOCKET;
+	else
+		return xb_err_set(err, XB_E_USAGE, "invalid --protocol '%s': use tcp or socket", proto);
+	cs->ssl = xb_opt_bool(o, XB_OPT_SSL);
+	cs->ssl_key = xb_opt_str(o, XB_OPT_SSL_KEY);
+	cs->ssl_cert = xb_opt_str(o, XB_OPT_SSL_CERT);
+	cs->ssl_ca = xb_opt_str(o, XB_OPT_SSL_CA);
+	cs->ssl_capath = xb_opt_str(o, XB_OPT_SSL_CAPATH);
+	cs->ssl_cipher = xb_opt_str(o, XB_OPT_SSL_CIPHER);
+	cs->ssl_verify_server_cert = xb_opt_bool(o, XB_OPT_SSL_VERIFY_SERVER_CERT);
+	return 0;
+}
+
+/* A server-layout option given on the command line wins over the server's answer. */
+static const char *user_override(const xb_options *o, xb_opt_id id)
+{
+	if (!xb_opt_isset(o, id) || strcmp(o->src[id], "command line"))
+		return NULL;
+	return xb_opt_str(o, id);
+}
+
+int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *err)
+{
+	memset(s, 0, sizeof *s);
+	int rc = target_resolve(o, &s->target, err);
+	if (rc)
+		return rc;
+	if (xb_opt_isset(o, XB_OPT_DECOMPRESS) || xb_opt_isset(o, XB_OPT_DECRYPT))
+		return xb_err_set(err, XB_E_USAGE, "--decompress and --decrypt work on a backup, not with --backup");
+	if ((rc = conn_settings(o, &s->conn, err)))
+		return rc;
+	s->datadir = user_override(o, XB_OPT_DATADIR);
+	s->data_home_dir = user_override(o, XB_OPT_INNODB_DATA_HOME_DIR);
+	s->undo_dir = user_override(o, XB_OPT_INNODB_UNDO_DIRECTORY);
+	s->log_dir = user_override(o, XB_OPT_INNODB_LOG_GROUP_HOME_DIR);
+	s->parallel = (int)xb_opt_int(o, XB_OPT_PARALLEL);
+	long long throttle = xb_opt_int(o, XB_OPT_THROTTLE);
+	s->throttle = throttle > 0 ? (unsigned)throttle : 0;
+	s->io_priority = xb_opt_str(o, XB_OPT_IO_PRIORITY);
+	if ((rc = xb_ioprio_parse(s->io_priority, &s->io_class, err)))
+		return rc;
+	const char *pace_mode = xb_opt_str(o, XB_OPT_PACE);
+	if (strcmp(pace_mode, "auto") && strcmp(pace_mode, "off"))
+		return xb_err_set(err, XB_E_USAGE, "invalid --pace '%s': use auto or off", pace_mode);
+	s->pace = !strcmp(pace_mode, "auto");
+	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
+	s->log_copy_interval = (unsigned)xb_opt_int(o, XB_OPT_LOG_COPY_INTERVAL);
+	s->checkpoint_now = xb_opt_bool(o, XB_OPT_INNODB_LOG_CHECKPOINT_NOW);
+	s->no_lock = xb_opt_bool(o, XB_OPT_NO_LOCK);
+	s->slave_info = xb_opt_bool(o, XB_OPT_SLAVE_INFO);
+	s->safe_slave_backup = xb_opt_bool(o, XB_OPT_SAFE_SLAVE_BACKUP);
+	s->safe_slave_timeout = (long)xb_opt_int(o, XB_OPT_SAFE_SLAVE_BACKUP_TIMEOUT);
+	s->galera_info = xb_opt_bool(o, XB_OPT_GALERA_INFO);
+	s->bp_dump = xb_opt_bool(o, XB_OPT_DUMP_INNODB_BUFFER_POOL);
+	s->bp_dump_pct = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_PCT);
+	if (s->bp_dump && (s->bp_dump_pct < 1 || s->bp_dump_pct > 100))
+		return xb_err_set(err, XB_E_USAGE, "--dump-innodb-buffer-pool-pct=%lld: give 1 to 100", s->bp_dump_pct);
+	s->bp_dump_timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);
+	s->extra_lsndir = xb_opt_str(o, XB_OPT_EXTRA_LSNDIR);
+	s->tool_command = o->tool_command;
+	return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * settings.h - what --backup was asked to do, resolved once from the options.
+ *
+ * cmd_backup() turns the option table into a backup_settings before anything
+ * else (settings.c; the target's part in target.c), and the parts of the
+ * command read only this struct, never the options. The values are checked
+ * here, before anything is done: each one's range or choices, and what no
+ * single option can say (--backup needs --target-dir or --stream, --stream
+ * and a remote target exclude each other ...). Strings point into the option
+ * table, which lives as long as the command.
+ */
+#ifndef XB_BACKUP_SETTINGS_H
+#define XB_BACKUP_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "config/options.h"
+#include "db/server.h"
+#include "sink/sink_crypt.h"
+#include "sink/sink_remote.h"
+
+/* The container every file of the backup goes to. */
+typedef enum target_kind {
+	TARGET_DIR,      /* a local directory: --target-dir=DIR */
+	TARGET_REMOTE,   /* another host: --target-dir=sftp://... or scp://... */
+	TARGET_XBSTREAM, /* stdout as xbstream: --stream=xbstream */
+	TARGET_TAR,      /* stdout as tar: --stream=tar */
+} target_kind;
+
+/* Where the backup goes and through which filters (target.c). */
+typedef struct target_settings {
+	target_kind kind;          /* the container */
+	const char *dir;           /* --target-dir: the directory or URL; with --stream unused (NULL when not given) */
+	const char *stream;        /* --stream: "xbstream" or "tar", NULL for a directory or a remote target */
+	const char *tmpdir;        /* TARGET_TAR: where large files are spooled (--tmpdir, $TMPDIR, /tmp) */
+	bool compress;             /* --compress: zstd on the data files and the redo copy */
+	int compress_level;        /* --compress-level */
+	int compress_threads;      /* --compress-threads */
+	size_t compress_chunk;     /* --compress-chunk-size, bytes */
+	bool encrypt;              /* --encrypt=AES256: every file */
+	xb_crypt_settings crypt;   /* with encrypt: where the key comes from */
+	xb_remote_settings remote; /* TARGET_REMOTE: keys, retries, timeout, connections */
+} target_settings;
+
+typedef struct backup_settings {
+	target_settings target;      /* where the backup goes */
+	xb_conn_settings conn;       /* how to reach the server */
+	const char *datadir;         /* --datadir on the command line (wins over the server's answer), else NULL */
+	const char *data_home_dir;   /* the same for --innodb-data-home-dir */
+	const char *undo_dir;        /* the same for --innodb-undo-directory */
+	const char *log_dir;         /* the same for --innodb-log-group-home-dir */
+	int parallel;                /* --parallel: datafile copy threads */
+	unsigned throttle;           /* --throttle: reads of 1 MiB per second, 0: no fixed limit */
+	bool pace;                   /* --pace=auto: pace the copy against the server's redo rate (without a throttle) */
+	int io_class;                /* --io-priority as XB_IOPRIO_* (platform/ioprio.h) */
+	const char *io_priority;     /* its name, for messages */
+	const char *progress;        /* --progress: auto, meter, log, numeric or none */
+	unsigned log_copy_interval;  /* --log-copy-interval: redo follower poll, ms */
+	bool checkpoint_now;         /* --innodb-log-checkpoint-now */
+	bool no_lock;                /* --no-lock: no BACKUP STAGE locks */
+	bool slave_info;             /* --slave-info */
+	bool safe_slave_backup;      /* --safe-slave-backup */
+	long safe_slave_timeout;     /* --safe-slave-backup-timeout, s */
+	bool galera_info;            /* --galera-info */
+	bool bp_dump;                /* --dump-innodb-buffer-pool */
+	long long bp_dump_pct;       /* --dump-innodb-buffer-pool-pct */
+	long long bp_dump_timeout;   /* --dump-innodb-buffer-pool-timeout, s */
+	const char *extra_lsndir;    /* --extra-lsndir, or NULL */
+	const char *tool_command;    /* the command line with secrets masked (xtrabackup_info) */
+} backup_settings;
+
+/* Resolve every setting of --backup from o (XB_E_USAGE naming what is wrong). */
+int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *err);
+
+/* target.c: the target part of backup_settings_resolve. */
+int target_resolve(const xb_options *o, target_settings *t, xb_error *err);
+
+#endif
