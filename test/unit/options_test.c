@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "command/backup/settings.h"
+#include "command/prepare/settings.h"
 #include "config/options.h"
 #include "platform/ioprio.h"
 
@@ -139,7 +140,7 @@ static void test_types(void)
 	CU_ASSERT_EQUAL(xb_parse_size("-1", &v), -1);
 }
 
-/* The settings of --backup from option files and the command line. */
+/* The settings of --backup and --prepare from option files and the command line. */
 static void test_settings(void)
 {
 	write_cnf("[mysqld]\ndatadir=/srv/server\ninnodb_undo_directory=/srv/undo\n"
@@ -215,6 +216,25 @@ static void test_settings(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", "--decompress", NULL), 0);
 	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), XB_E_USAGE);
 	CU_ASSERT_STRING_EQUAL(err.msg, "--decompress and --decrypt work on a backup, not with --backup");
+	xb_options_free(&o);
+
+	/* --prepare: --parallel when given, else the CPUs (1 to 8) */
+	write_cnf("[xtrabackup]\nuse-memory=1G\n");
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--prepare", "--target-dir=/b", "--parallel=12", NULL), 0);
+	prepare_settings p;
+	CU_ASSERT_EQUAL(prepare_settings_resolve(&o, &p, &err), 0);
+	CU_ASSERT_STRING_EQUAL(p.dir, "/b");
+	CU_ASSERT_EQUAL(p.threads, 12);
+	CU_ASSERT_EQUAL(p.use_memory, 1ULL << 30);
+	CU_ASSERT_PTR_NULL(p.stats_file);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--prepare", "--target-dir=/b", NULL), 0);
+	CU_ASSERT_EQUAL(prepare_settings_resolve(&o, &p, &err), 0);
+	CU_ASSERT(p.threads >= 1 && p.threads <= 8);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--prepare", NULL), 0);
+	CU_ASSERT_EQUAL(prepare_settings_resolve(&o, &p, &err), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--prepare needs --target-dir=DIR, the backup to prepare");
 	xb_options_free(&o);
 }
 
@@ -326,7 +346,7 @@ int main(void)
 	CU_add_test(s, "unknown or stray command-line arguments", test_unknown_on_command_line);
 	CU_add_test(s, "skip-/enable- prefixes and boolean values", test_prefixes_and_bools);
 	CU_add_test(s, "integer and size types", test_types);
-	CU_add_test(s, "settings of --backup resolved from a parsed set", test_settings);
+	CU_add_test(s, "settings of --backup and --prepare resolved from a parsed set", test_settings);
 	CU_add_test(s, "short options", test_short_options);
 	CU_add_test(s, "secrets masked and wiped", test_secrets);
 	CU_add_test(s, "--help and man page list every option", test_help_and_man);

@@ -50,6 +50,15 @@ static int parse(xb_options *o, xb_error *err, const char *cnf_text, const char 
 	return xb_options_parse(o, extra ? 5 : 4, argv, err);
 }
 
+/* The layout from the options as --copy-back gets it: its settings first. */
+static int resolve(const xb_options *o, restore_layout *l, xb_error *err)
+{
+	restore_settings s;
+	memset(l, 0, sizeof *l);
+	int rc = restore_settings_resolve(o, false, &s, err);
+	return rc ? rc : layout_resolve(&s, bdir, l, err);
+}
+
 static const rfile *find(const rplan *p, const char *rel)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -114,7 +123,7 @@ static void test_placement(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
 	restore_layout l;
 	rplan p;
-	CU_ASSERT_EQUAL_FATAL(layout_resolve(&o, bdir, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_build(bdir, &l, &p, &err), 0);
 	CU_ASSERT_STRING_EQUAL(dst(&p, "ibdata1"), "/home/ibdata1");
 	CU_ASSERT_STRING_EQUAL(dst(&p, "ibdata2"), "/home/ibdata2");
@@ -163,7 +172,7 @@ static void test_defaults_and_refusals(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
 	restore_layout l;
 	rplan p;
-	CU_ASSERT_EQUAL_FATAL(layout_resolve(&o, bdir, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_build(bdir, &l, &p, &err), 0);
 	CU_ASSERT_STRING_EQUAL(dst(&p, "ibdata2"), "/data2/ibdata2"); /* from backup-my.cnf's data file path */
 	CU_ASSERT_STRING_EQUAL(dst(&p, "undo001"), "/data2/undo001");
@@ -198,7 +207,7 @@ static void test_defaults_and_refusals(void)
 	/* the backup inside the datadir */
 	snprintf(text, sizeof text, "[mysqld]\ndatadir=%s\n", root);
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(layout_resolve(&o, bdir, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_build(bdir, &l, &p, &err), 0);
 	CU_ASSERT_EQUAL(plan_check(&p, &l, bdir, true, &err), XB_E_TARGET);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overlap: nothing was restored"));
@@ -208,14 +217,14 @@ static void test_defaults_and_refusals(void)
 
 	/* no datadir at all */
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "[client]\n", NULL), 0);
-	CU_ASSERT_EQUAL(layout_resolve(&o, bdir, &l, &err), XB_E_USAGE);
+	CU_ASSERT_EQUAL(resolve(&o, &l, &err), XB_E_USAGE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no datadir to restore into"));
 	layout_free(&l);
 	xb_options_free(&o);
 
 	/* --datadir on the command line, relative to the current directory */
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "[client]\n", "--datadir=rel/data"), 0);
-	CU_ASSERT_EQUAL_FATAL(layout_resolve(&o, bdir, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
 	char cwd[PATH_MAX];
 	CU_ASSERT_FATAL(getcwd(cwd, sizeof cwd) != NULL);
 	snprintf(want, sizeof want, "%s/rel/data", cwd);
@@ -227,7 +236,7 @@ static void test_defaults_and_refusals(void)
 	snprintf(text, sizeof text, "[mysqld]\ndatadir=%s/data4\ninnodb_data_home_dir=\ninnodb_data_file_path=%s/abs/ibdata1:12M;%s/abs/ibdata2:12M:autoextend\n",
 		 root, root, root);
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(layout_resolve(&o, bdir, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_build(bdir, &l, &p, &err), 0);
 	CU_ASSERT_STRING_EQUAL(dst(&p, "ibdata1"), "/abs/ibdata1");
 	CU_ASSERT_STRING_EQUAL(dst(&p, "ibdata2"), "/abs/ibdata2");
@@ -240,7 +249,7 @@ static void test_defaults_and_refusals(void)
 	put("db/d.isl", "relative/d.ibd\n");
 	snprintf(text, sizeof text, "[mysqld]\ndatadir=%s/data3\n", root);
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
-	CU_ASSERT_EQUAL_FATAL(layout_resolve(&o, bdir, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
 	CU_ASSERT_EQUAL(plan_build(bdir, &l, &p, &err), XB_E_TARGET);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "db/d.isl does not hold an absolute path (\"relative/d.ibd\")"));
 	plan_free(&p);

@@ -43,8 +43,8 @@
 
 #include "command/command.h"
 #include "common/log.h"
-#include "command/crypt_settings.h"
 #include "common/progress.h"
+#include "settings.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_zstd.h"
 
@@ -381,19 +381,8 @@ static int open_chain(dctx *c, const uint8_t *key, xb_error *err)
 	return 0;
 }
 
-static int check_options(const xb_options *o, int *threads, xb_error *err)
+static int check_dir(const char *dir, xb_error *err)
 {
-	const char *dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
-	const char *what = xb_opt_isset(o, XB_OPT_DECRYPT) ? "--decrypt" : "--decompress";
-	if (!dir)
-		return xb_err_set(err, XB_E_USAGE, "%s needs --target-dir: the backup directory to decode", what),
-		       xb_err_hint(err, "e.g. xtrabackup --decompress --target-dir=/backups/2024-05-01 --remove-original");
-	if (strstr(dir, "://"))
-		return xb_err_set(err, XB_E_USAGE, "%s works on a local directory, not %s", what, dir);
-	long long t = xb_opt_int(o, XB_OPT_PARALLEL);
-	if (t < 1 || t > 64)
-		return xb_err_set(err, XB_E_USAGE, "--parallel=%lld: give 1 to 64 threads", t);
-	*threads = (int)t;
 	struct stat st;
 	if (stat(dir, &st))
 		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_TARGET, "cannot use --target-dir %s: %s",
@@ -431,19 +420,20 @@ static void report_leftovers(const dctx *c)
 
 int cmd_decode(const xb_options *o, xb_error *err)
 {
-	int threads = 1, rc;
-	if ((rc = check_options(o, &threads, err)))
+	decode_settings s;
+	int rc;
+	if ((rc = decode_settings_resolve(o, &s, err)) || (rc = check_dir(s.dir, err)))
 		return rc;
+	int threads = s.threads;
 	dctx c;
 	memset(&c, 0, sizeof c);
 	pthread_mutex_init(&c.mu, NULL);
-	c.dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
-	c.decrypt = xb_opt_isset(o, XB_OPT_DECRYPT);
-	c.decompress = xb_opt_bool(o, XB_OPT_DECOMPRESS);
-	c.remove = xb_opt_bool(o, XB_OPT_REMOVE_ORIGINAL);
+	c.dir = s.dir;
+	c.decrypt = s.decrypt;
+	c.decompress = s.decompress;
+	c.remove = s.remove;
 	uint8_t key[XB_CRYPT_KEY_LEN];
-	xb_crypt_settings cs;
-	if (c.decrypt && ((rc = crypt_settings_resolve(o, &cs, err)) || (rc = xb_crypt_key_load(&cs, key, err))))
+	if (c.decrypt && (rc = xb_crypt_key_load(&s.crypt, key, err)))
 		goto out;
 	if ((rc = walk(&c, "", err)))
 		goto out;
@@ -459,7 +449,7 @@ int cmd_decode(const xb_options *o, xb_error *err)
 	xb_info("Decoding %zu files (%.1f MB) in %s with %d thread(s)%s", c.n, mb(c.total), c.dir, threads,
 		c.remove ? ", removing each original once its decoded copy is durable" : "");
 	xb_progress *prog = NULL;
-	if ((rc = xb_progress_start(&prog, xb_opt_str(o, XB_OPT_PROGRESS), "decoded", NULL, NULL, err)))
+	if ((rc = xb_progress_start(&prog, s.progress, "decoded", NULL, NULL, err)))
 		goto out;
 	xb_progress_add_total(prog, c.total);
 	c.progress = xb_progress_counter(prog);

@@ -13,6 +13,7 @@
  * backup applies nothing. The statistics are printed at the end (report.c).
  */
 #include "prepare_int.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,14 +73,6 @@ static bool stop_requested(void)
 	return command_interrupted(NULL);
 }
 
-static int threads_for(const xb_options *o)
-{
-	if (xb_opt_isset(o, XB_OPT_PARALLEL))
-		return (int)xb_opt_int(o, XB_OPT_PARALLEL);
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
-}
-
 /* The DDL markers, once the redo copy is known to be whole: a damaged log leaves the backup untouched. */
 static int do_markers(void *ctx, xb_error *err)
 {
@@ -90,25 +83,21 @@ static int do_markers(void *ctx, xb_error *err)
 	return rc;
 }
 
-static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *err)
+static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_error *err)
 {
 	int rc;
 	recovery_opts ro = {.dir = dir,
 			    .before_apply = do_markers,
 			    .before_apply_ctx = (void *)dir,
-			    .use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY),
-			    .threads = threads_for(o),
+			    .use_memory = s->use_memory,
+			    .threads = s->threads,
 			    .compression_level = 6,
 			    .expect_end_lsn = c->has_last ? c->last_lsn : 0,
-			    .progress = xb_opt_str(o, XB_OPT_PROGRESS),
+			    .progress = s->progress,
 			    .should_stop = stop_requested};
 	char *dfp = NULL;
 	backup_cnf(dir, &dfp, &ro.compression_level);
 	ro.data_file_path = dfp;
-	if (ro.threads < 1 || ro.threads > 64) {
-		free(dfp);
-		return xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", ro.threads);
-	}
 	xb_info("applying the redo log with %d thread(s) and --use-memory=%zu MiB", ro.threads,
 		ro.use_memory >> 20);
 	recovery_stats st;
@@ -134,7 +123,7 @@ static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *e
 	if (rc)
 		return rc;
 	report_log(&st);
-	const char *sf = xb_opt_str(o, XB_OPT_STATS_FILE);
+	const char *sf = s->stats_file;
 	if (sf)
 		rc = report_json(&st, sf, err);
 	xb_info("the backup in %s is prepared: backup_type = log-applied, LSN %llu", dir,
@@ -144,11 +133,13 @@ static int run(const xb_options *o, const char *dir, checkpoints *c, xb_error *e
 
 int cmd_prepare(const xb_options *o, xb_error *err)
 {
-	const char *dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
-	if (!dir)
-		return xb_err_set(err, XB_E_USAGE, "--prepare needs --target-dir=DIR, the backup to prepare");
+	prepare_settings s;
+	int rc = prepare_settings_resolve(o, &s, err);
+	if (rc)
+		return rc;
+	const char *dir = s.dir;
 	checkpoints c;
-	int rc = xb_checkpoints_read(dir, &c, err);
+	rc = xb_checkpoints_read(dir, &c, err);
 	if (rc)
 		return rc;
 	if (!strcmp(c.backup_type, "incremental") || c.from_lsn) {
@@ -167,7 +158,7 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		xb_err_set(err, XB_E_TARGET, "%s is locked by another process (another --prepare running?)", dir);
 		return xb_err_hint(err, "wait for it to finish");
 	}
-	rc = run(o, dir, &c, err);
+	rc = run(&s, dir, &c, err);
 	close(dfd);
 	return rc;
 }

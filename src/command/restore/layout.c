@@ -48,10 +48,9 @@ static int absolute(const char *base, const char *path, char *out, size_t n, con
 	return 0;
 }
 
-/* A directory option: unset or empty means the datadir. */
-static int dir_opt(const xb_options *o, xb_opt_id id, const char *datadir, char *out, const char *what, xb_error *err)
+/* A directory setting: unset or empty means the datadir. */
+static int dir_opt(const char *v, const char *datadir, char *out, const char *what, xb_error *err)
 {
-	const char *v = xb_opt_str(o, id);
 	return absolute(datadir, v && *v ? v : ".", out, PATH_MAX, what, err);
 }
 
@@ -99,10 +98,10 @@ static void backup_sys_names(restore_layout *l, const char *backup_dir)
 	mycnf_free(&cnf);
 }
 
-int layout_resolve(const xb_options *o, const char *backup_dir, restore_layout *l, xb_error *err)
+int layout_resolve(const restore_settings *s, const char *backup_dir, restore_layout *l, xb_error *err)
 {
 	memset(l, 0, sizeof *l);
-	const char *dd = xb_opt_str(o, XB_OPT_DATADIR);
+	const char *dd = s->datadir;
 	if (!dd || !*dd) {
 		xb_err_set(err, XB_E_USAGE, "no datadir to restore into: neither --datadir nor datadir in the server's "
 					    "option files");
@@ -114,18 +113,17 @@ int layout_resolve(const xb_options *o, const char *backup_dir, restore_layout *
 		return xb_err_set(err, XB_E_USAGE, "cannot get the current directory: %s", strerror(errno));
 	int rc;
 	if ((rc = absolute(cwd, dd, l->datadir, sizeof l->datadir, "--datadir", err)) ||
-	    (rc = dir_opt(o, XB_OPT_INNODB_UNDO_DIRECTORY, l->datadir, l->undo_dir, "innodb_undo_directory", err)) ||
-	    (rc = dir_opt(o, XB_OPT_INNODB_LOG_GROUP_HOME_DIR, l->datadir, l->log_dir, "innodb_log_group_home_dir",
-			  err)) ||
-	    (rc = dir_opt(o, XB_OPT_ARIA_LOG_DIR_PATH, l->datadir, l->aria_log_dir, "aria_log_dir_path", err)) ||
-	    (rc = dir_opt(o, XB_OPT_INNODB_DATA_HOME_DIR, l->datadir, l->data_home, "innodb_data_home_dir", err)))
+	    (rc = dir_opt(s->undo_dir, l->datadir, l->undo_dir, "innodb_undo_directory", err)) ||
+	    (rc = dir_opt(s->log_dir, l->datadir, l->log_dir, "innodb_log_group_home_dir", err)) ||
+	    (rc = dir_opt(s->aria_log_dir, l->datadir, l->aria_log_dir, "aria_log_dir_path", err)) ||
+	    (rc = dir_opt(s->data_home_dir, l->datadir, l->data_home, "innodb_data_home_dir", err)))
 		return rc;
 	/* the server looks for its dump in innodb_data_home_dir (the datadir when unset or empty) */
-	const char *bp = xb_opt_str(o, XB_OPT_INNODB_BUFFER_POOL_FILENAME);
+	const char *bp = s->bp_filename;
 	int k = snprintf(l->bp_file, sizeof l->bp_file, "%s/%s", l->data_home, bp && *bp ? bp : "ib_buffer_pool");
 	if (k < 0 || (size_t)k >= sizeof l->bp_file)
 		return xb_err_set(err, XB_E_USAGE, "innodb_buffer_pool_filename is too long: %s", bp);
-	add_sys_names(l, xb_opt_str(o, XB_OPT_INNODB_DATA_FILE_PATH));
+	add_sys_names(l, s->data_file_path);
 	backup_sys_names(l, backup_dir);
 	if (l->n_sys == 0)
 		add_sys_names(l, "ibdata1");

@@ -384,12 +384,13 @@ static void replica_hint(const char *binlog_info, const char *slave_info)
 
 static int run(const xb_options *o, bool move, xb_error *err)
 {
-	const char *dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
-	const char *cmd = move ? "--move-back" : "--copy-back";
-	if (!dir)
-		return xb_err_set(err, XB_E_USAGE, "%s needs --target-dir=DIR, the prepared backup to restore", cmd);
+	restore_settings s;
+	int rc = restore_settings_resolve(o, move, &s, err);
+	if (rc)
+		return rc;
+	const char *dir = s.dir;
 	xb_checkpoints cp;
-	int rc = xb_checkpoints_read(dir, &cp, err);
+	rc = xb_checkpoints_read(dir, &cp, err);
 	if (rc)
 		return rc;
 	if (strcmp(cp.backup_type, "log-applied")) {
@@ -400,11 +401,11 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	restore_layout l;
 	rplan p;
 	memset(&p, 0, sizeof p);
-	if ((rc = layout_resolve(o, dir, &l, err)))
+	if ((rc = layout_resolve(&s, dir, &l, err)))
 		goto out;
 	if ((rc = plan_build(dir, &l, &p, err)))
 		goto out;
-	bool force = xb_opt_bool(o, XB_OPT_FORCE_NON_EMPTY_DIRS);
+	bool force = s.force;
 	if ((rc = plan_check(&p, &l, dir, force, err)))
 		goto out;
 	warm_result warm;
@@ -422,18 +423,14 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		char mru[4200];
 		snprintf(mru, sizeof mru, "%s/%s", dir, WARM_MRU_NAME);
 		bool have_mru = access(mru, R_OK) == 0;
-		size_t pool_pages = warm_pool_pages(dir, xb_opt_size(o, XB_OPT_INNODB_BUFFER_POOL_SIZE));
+		size_t pool_pages = warm_pool_pages(dir, s.bp_size);
 		if ((rc = warm_load(dir, have_mru ? mru : p.dump, pool_pages, &warm, err)))
 			goto out;
 	}
 	/* read now: --move-back takes xtrabackup_slave_info away */
 	char *binlog_info = slurp(dir, "xtrabackup_binlog_info");
 	char *slave_info = slurp(dir, "xtrabackup_slave_info");
-	int threads = (int)xb_opt_int(o, XB_OPT_PARALLEL);
-	if (threads < 1 || threads > 64) {
-		rc = xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", threads);
-		goto out_warm;
-	}
+	int threads = s.parallel;
 	xb_info("%s: %zu files (%.2f GiB) from %s into %s with %d thread(s)", move ? "Moving" : "Copying", p.n,
 		gib(p.bytes), dir, l.datadir, threads);
 	if ((rc = make_dirs(l.datadir, err)))
@@ -445,7 +442,7 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	c.move = move;
 	pthread_mutex_init(&c.mu, NULL);
 	xb_progress *prog = NULL;
-	if ((rc = xb_progress_start(&prog, xb_opt_str(o, XB_OPT_PROGRESS), move ? "moved" : "copied", NULL, NULL, err)))
+	if ((rc = xb_progress_start(&prog, s.progress, move ? "moved" : "copied", NULL, NULL, err)))
 		goto out_warm;
 	xb_progress_add_total(prog, p.bytes);
 	c.progress = xb_progress_counter(prog);
@@ -475,7 +472,7 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		goto out_warm;
 	}
 	if (p.dump) {
-		if ((rc = warm_place(&warm, l.bp_file, xb_opt_bool(o, XB_OPT_INNODB_BUFFER_POOL_LOAD_AT_STARTUP), err)))
+		if ((rc = warm_place(&warm, l.bp_file, s.bp_load_at_startup, err)))
 			goto out_warm;
 		if (move) {
 			unlink(p.dump);

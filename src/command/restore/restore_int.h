@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "config/options.h"
+#include "settings.h"
 
 /* Where the server keeps things (absolute paths, no trailing slash). */
 typedef struct restore_layout {
@@ -54,8 +54,8 @@ typedef struct rplan {
 	char *dump_other;    /* the other dump file when the backup has both (moved away too) */
 } rplan;
 
-/* Resolve the layout from the options (datadir required). */
-int layout_resolve(const xb_options *o, const char *backup_dir, restore_layout *l, xb_error *err);
+/* Resolve the layout from the settings (datadir required). */
+int layout_resolve(const restore_settings *s, const char *backup_dir, restore_layout *l, xb_error *err);
 void layout_free(restore_layout *l);
 
 /* List the backup directory into a plan, destinations per the layout. */

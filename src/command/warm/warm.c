@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "config/mycnf.h"
 #include "innodb/spaces.h"
+#include "settings.h"
 
 /* Bytes of a buffer pool that hold one page besides the page itself: the
  * server keeps its block descriptors in the pool's own memory, so a pool
@@ -228,20 +229,14 @@ int warm_prepare(const char *backup_dir, xb_error *err)
 
 int cmd_sort_dump(const xb_options *o, xb_error *err)
 {
-	const char *in = xb_opt_str(o, XB_OPT_DUMP_INPUT);
-	const char *out = xb_opt_str(o, XB_OPT_DUMP_OUTPUT);
-	const char *fmt = xb_opt_str(o, XB_OPT_DUMP_FORMAT);
-	const char *backup = xb_opt_str(o, XB_OPT_TARGET_DIR);
-	if (!in) {
-		xb_err_set(err, XB_E_USAGE, "--sort-dump needs --dump-input=FILE");
-		return xb_err_hint(err, "e.g. xtrabackup --sort-dump --dump-input=ib_lru_dump --dump-output=ib_buffer_pool");
-	}
-	int format = !strcmp(fmt, BP_TEXT_NAME) ? BP_FORMAT_TEXT : !strcmp(fmt, BP_LRU_NAME) ? BP_FORMAT_LRU : 0;
-	if (!format)
-		return xb_err_set(err, XB_E_USAGE, "invalid --dump-format '%s': use ib_buffer_pool or ib_lru_dump", fmt);
+	sort_dump_settings s;
+	int rc = sort_dump_settings_resolve(o, &s, err);
+	if (rc)
+		return rc;
+	const char *in = s.input, *out = s.output, *backup = s.backup;
+	int format = s.format;
 	warm_result w;
 	memset(&w, 0, sizeof w);
-	int rc = 0;
 	if (!(w.source = strdup(in)))
 		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	if (!rc)

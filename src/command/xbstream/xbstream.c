@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "command/crypt_settings.h"
 #include "common/log.h"
+#include "settings.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_zstd.h"
 #include "xbstream_int.h"
@@ -117,14 +117,11 @@ char **xbstream_argv(int *argc, char **argv)
 }
 
 /* The sinks extraction writes through: the directory, then the decoders. */
-static int open_sinks(const xb_options *o, xbx_conf *c, xb_error *err)
+static int open_sinks(const xbstream_settings *s, xbx_conf *c, xb_error *err)
 {
-	const char *dir = xb_opt_str(o, XB_OPT_DIRECTORY);
-	if (!dir || !*dir)
-		dir = ".";
-	c->decompress = xb_opt_bool(o, XB_OPT_DECOMPRESS);
-	c->decrypt = xb_opt_isset(o, XB_OPT_DECRYPT);
-	c->dir = xb_sink_dir_open_ex(dir, XB_SINK_DIR_UNTRUSTED | XB_SINK_DIR_NOREPLACE, err);
+	c->decompress = s->decompress;
+	c->decrypt = s->decrypt;
+	c->dir = xb_sink_dir_open_ex(s->dir, XB_SINK_DIR_UNTRUSTED | XB_SINK_DIR_NOREPLACE, err);
 	if (!c->dir)
 		return err && err->code ? err->code : XB_E_TARGET;
 	if (!c->decompress && !c->decrypt)
@@ -140,10 +137,7 @@ static int open_sinks(const xb_options *o, xbx_conf *c, xb_error *err)
 	}
 	if (c->decrypt) {
 		uint8_t key[XB_CRYPT_KEY_LEN];
-		xb_crypt_settings cs;
-		int rc = crypt_settings_resolve(o, &cs, err);
-		if (!rc)
-			rc = xb_crypt_key_load(&cs, key, err);
+		int rc = xb_crypt_key_load(&s->crypt, key, err);
 		xb_sink *d = rc ? NULL : xb_sink_decrypt_open(top, key, err);
 		memset(key, 0, sizeof key);
 		if (!d) {
@@ -179,14 +173,6 @@ static int check_input(xb_error *err)
 	return 0;
 }
 
-static int parallel_of(const xb_options *o, xb_error *err)
-{
-	long long n = xb_opt_int(o, XB_OPT_PARALLEL);
-	if (n < 1 || n > 64)
-		return -xb_err_set(err, XB_E_USAGE, "invalid --parallel=%lld: use 1 to 64", n);
-	return (int)n;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -212,18 +198,15 @@ static void warn_if_incomplete(const char *dir)
 
 int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 {
+	xbstream_settings s;
 	int rc = check_input(err);
-	int workers = parallel_of(o, err);
-	if (rc || workers < 0)
-		return rc ? rc : -workers;
-	if (xb_opt_isset(o, XB_OPT_DECRYPT) && !xb_opt_isset(o, XB_OPT_ENCRYPT_KEY_FILE) &&
-	    !xb_opt_isset(o, XB_OPT_ENCRYPT_KEY))
-		return xb_err_set(err, XB_E_USAGE, "--decrypt needs the key: --encrypt-key-file=FILE"),
-		       xb_err_hint(err, "the file written with openssl rand -hex 32 when the backup was encrypted");
+	if (rc || (rc = xbstream_settings_resolve(o, &s, err)))
+		return rc;
+	int workers = s.workers;
 	xbx_conf c;
 	memset(&c, 0, sizeof c);
 	c.workers = workers;
-	if ((rc = open_sinks(o, &c, err))) {
+	if ((rc = open_sinks(&s, &c, err))) {
 		xb_sink_free(c.dir);
 		return rc;
 	}

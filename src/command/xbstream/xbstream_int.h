@@ -4,7 +4,7 @@
  * The engine (extract.c) reads chunks, keeps each file's chunks in order
  * and on one worker, and carries out what mariabackup's streams ask for
  * (payload, seek, end of file, rename, remove, rewrite). xbstream.c builds
- * the sinks from the options and reports.
+ * the sinks from its settings (settings.h) and reports.
  */
 #ifndef XB_XBSTREAM_INT_H
 #define XB_XBSTREAM_INT_H

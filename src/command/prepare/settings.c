@@ -1,0 +1,32 @@
+/*
+ * settings.c - the options of --prepare turned into a prepare_settings (see
+ * settings.h).
+ */
+#include "settings.h"
+
+#include <string.h>
+#include <unistd.h>
+
+/* --parallel when given; else one thread per CPU, at most 8. */
+static int threads_for(const xb_options *o)
+{
+	if (xb_opt_isset(o, XB_OPT_PARALLEL))
+		return (int)xb_opt_int(o, XB_OPT_PARALLEL);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
+	if (!s->dir)
+		return xb_err_set(err, XB_E_USAGE, "--prepare needs --target-dir=DIR, the backup to prepare");
+	s->threads = threads_for(o);
+	if (s->threads < 1 || s->threads > 64)
+		return xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", s->threads);
+	s->use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY);
+	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
+	s->stats_file = xb_opt_str(o, XB_OPT_STATS_FILE);
+	return 0;
+}

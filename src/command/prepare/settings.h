@@ -1,0 +1,28 @@
+/*
+ * settings.h - what --prepare was asked to do, resolved once from the options.
+ *
+ * cmd_prepare() turns the option table into a prepare_settings first
+ * (settings.c); the rest of the command reads only this struct. Values are
+ * checked there; strings point into the option table, which lives as long as
+ * the command.
+ */
+#ifndef XB_PREPARE_SETTINGS_H
+#define XB_PREPARE_SETTINGS_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "config/options.h"
+
+typedef struct prepare_settings {
+	const char *dir;        /* --target-dir: the backup to prepare */
+	int threads;            /* --parallel, else the number of CPUs (at most 8): threads applying redo */
+	size_t use_memory;      /* --use-memory, bytes */
+	const char *progress;   /* --progress: auto, meter, log, numeric or none */
+	const char *stats_file; /* --stats-file: also write the statistics there as JSON, or NULL */
+} prepare_settings;
+
+/* Resolve the settings of --prepare (XB_E_USAGE naming what is wrong, e.g. no --target-dir). */
+int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error *err);
+
+#endif
