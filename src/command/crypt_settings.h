@@ -3,6 +3,7 @@
  * resolved from the options for the commands that need it (--backup,
  * --decompress/--decrypt, xbstream -x).
  *
+ * The algorithm needs no check here: the option table accepts AES256 only.
  * Reading and checking the key itself is the crypt sink's (xb_crypt_key_load),
  * when the command builds its chain.
  */
@@ -13,8 +14,7 @@
 #include "sink/sink_crypt.h"
 
 /* Fill cs from --encrypt-key-file, --encrypt-key and whichever of --encrypt
- * (first) or --decrypt is given (named in messages), whose algorithm must be
- * AES256 (else XB_E_USAGE). Pointers into o. */
-int crypt_settings_resolve(const xb_options *o, xb_crypt_settings *cs, xb_error *err);
+ * (first) or --decrypt is given (named in messages). Pointers into o. */
+void crypt_settings_resolve(const xb_options *o, xb_crypt_settings *cs);
 
 #endif

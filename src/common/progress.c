@@ -122,7 +122,7 @@ int xb_progress_start(xb_progress **out, const char *mode, const char *what,
 	else if (!strcmp(mode, "none"))
 		m = P_NONE;
 	else
-		return xb_err_set(err, XB_E_USAGE, "invalid --progress '%s': use auto, meter, log, numeric or none", mode);
+		return xb_err_set(err, XB_E_INTERNAL, "unknown progress mode '%s'", mode); /* --progress is checked by the parser */
 	xb_progress *p = calloc(1, sizeof *p);
 	if (!p)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");

@@ -3,26 +3,30 @@
  *
  * The table is expanded once into `opts[]`. Parsing walks the option files
  * (through mycnf) group class by group class and then argv, storing each
- * value as a string with its source; type checks happen as values are
- * stored, so a bad value is reported with the file and line or "command
- * line" it came from. A password given on the command line is copied and
- * wiped from argv so `ps` does not show it, with the same warning other
- * MariaDB tools print; `--password` without a value prompts on the terminal.
+ * value as a string with its source; type, range and choice checks happen
+ * as values are stored, so a bad value is reported with the file and line or
+ * "command line" it came from, and what the option accepts. A password given
+ * on the command line is copied and wiped from argv so `ps` does not show it,
+ * with the same warning other MariaDB tools print; `--password` without a
+ * value prompts on the terminal.
  */
 #include "options.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "common/log.h"
 
 enum { T_CMD, T_BOOL, T_INT, T_SIZE, T_STR, T_PATH };
-enum { OF_CONN = 1, OF_SERVER = 2, OF_SECRET = 4, OF_OPTARG = 8, OF_COMPAT = 16, OF_LATER = 32 };
+enum { OF_CONN = 1, OF_SERVER = 2, OF_SECRET = 4, OF_OPTARG = 8, OF_COMPAT = 16, OF_LATER = 32, OF_ANYCASE = 64 };
+#define NOLIM LLONG_MIN
 #define CMD T_CMD
 #define BOOL T_BOOL
 #define INT T_INT
@@ -36,10 +40,14 @@ static const struct opt_def {
 	int type;          /* T_* */
 	const char *def;   /* default value or NULL */
 	int flags;         /* OF_* */
+	long long min;     /* lowest INT or SIZE value accepted, NOLIM: none */
+	long long max;     /* highest INT or SIZE value accepted, NOLIM: none */
+	const char *choices; /* the STR values accepted, "a|b|c", or NULL */
 	const char *arg;   /* argument name for help */
 	const char *help;  /* one-line help */
 } opts[XB_OPT__COUNT] = {
-#define XB_OPT(id, name, sh, type, def, flags, arg, help) {name, sh, type, def, flags, arg, help},
+#define XB_OPT(id, name, sh, type, def, flags, min, max, choices, arg, help) \
+	{name, sh, type, def, flags, min, max, choices, arg, help},
 #include "options.def"
 #undef XB_OPT
 };
@@ -125,13 +133,82 @@ static int parse_int(const char *s, long long *out)
 	return 0;
 }
 
-/* Store a value after checking it against the option's type. */
+/* A bound for messages: a size with its largest exact suffix (512K, 2G), else the number. */
+static void bound_text(const struct opt_def *d, long long v, char *out, size_t n)
+{
+	static const char suffix[] = "KMGT";
+	int k = -1;
+	while (d->type == T_SIZE && v > 0 && k < 3 && v % 1024 == 0)
+		v /= 1024, k++;
+	if (k >= 0)
+		snprintf(out, n, "%lld%c", v, suffix[k]);
+	else
+		snprintf(out, n, "%lld", v);
+}
+
+/* What the option accepts, in words ("1 to 64", "1 or more", "auto, log or
+ * none"), or "" when any value of its type goes. */
+static void accepted(const struct opt_def *d, char *out, size_t n)
+{
+	char lo[32], hi[32];
+	out[0] = '\0';
+	if (d->choices) {
+		size_t len = 0;
+		for (const char *p = d->choices; *p && len + 8 < n;) {
+			const char *bar = strchr(p, '|');
+			size_t w = bar ? (size_t)(bar - p) : strlen(p);
+			const char *sep = p == d->choices ? "" : bar ? ", " : " or ";
+			int k = snprintf(out + len, n - len, "%s%.*s", sep, (int)w, p);
+			len += k > 0 ? (size_t)k : 0;
+			p = bar ? bar + 1 : p + w;
+		}
+		return;
+	}
+	bound_text(d, d->min, lo, sizeof lo);
+	bound_text(d, d->max, hi, sizeof hi);
+	if (d->min != NOLIM && d->max != NOLIM)
+		snprintf(out, n, "%s to %s", lo, hi);
+	else if (d->min != NOLIM)
+		snprintf(out, n, "%s or more", lo);
+	else if (d->max != NOLIM)
+		snprintf(out, n, "at most %s", hi);
+}
+
+static bool in_choices(const struct opt_def *d, const char *v)
+{
+	size_t len = strlen(v);
+	for (const char *p = d->choices;;) {
+		const char *bar = strchr(p, '|');
+		size_t w = bar ? (size_t)(bar - p) : strlen(p);
+		if (w == len && !((d->flags & OF_ANYCASE) ? strncasecmp(p, v, w) : strncmp(p, v, w)))
+			return true;
+		if (!bar)
+			return false;
+		p = bar + 1;
+	}
+}
+
+/* True when the value, already of the right type (i for INT, z for SIZE), is in the option's range or choices. */
+static bool in_range(const struct opt_def *d, const char *value, long long i, uint64_t z)
+{
+	if (d->type == T_INT)
+		return (d->min == NOLIM || i >= d->min) && (d->max == NOLIM || i <= d->max);
+	if (d->type == T_SIZE)
+		return (d->min == NOLIM || d->min < 0 || z >= (uint64_t)d->min) &&
+		       (d->max == NOLIM || (d->max >= 0 && z <= (uint64_t)d->max));
+	/* an optional value left out (--compress alone) is the option's own default */
+	if (d->choices && !(*value == '\0' && (d->flags & OF_OPTARG)))
+		return in_choices(d, value);
+	return true;
+}
+
+/* Store a value after checking it against the option's type, range and choices. */
 static int store(xb_options *o, int id, const char *value, const char *src, xb_error *err)
 {
 	const struct opt_def *d = &opts[id];
 	bool b;
-	long long i;
-	uint64_t z;
+	long long i = 0;
+	uint64_t z = 0;
 	if (d->type == T_CMD) {
 		if (o->command >= 0 && o->command != id)
 			return xb_err_set(err, XB_E_USAGE, "--%s and --%s cannot be used together",
@@ -147,9 +224,12 @@ static int store(xb_options *o, int id, const char *value, const char *src, xb_e
 	}
 	if (value && ((d->type == T_BOOL && parse_bool(value, &b)) ||
 		      (d->type == T_INT && parse_int(value, &i)) ||
-		      (d->type == T_SIZE && xb_parse_size(value, &z))))
-		return xb_err_set(err, XB_E_USAGE, "invalid value for --%s: '%s' (%s)", d->name,
-				  d->flags & OF_SECRET ? "***" : value, src);
+		      (d->type == T_SIZE && xb_parse_size(value, &z)) || !in_range(d, value, i, z))) {
+		char use[256];
+		accepted(d, use, sizeof use);
+		return xb_err_set(err, XB_E_USAGE, "invalid value for --%s: '%s' (%s)%s%s", d->name,
+				  d->flags & OF_SECRET ? "***" : value, src, *use ? ": use " : "", use);
+	}
 	free(o->val[id]);
 	free(o->src[id]);
 	o->val[id] = value ? strdup(value) : strdup("");
@@ -467,6 +547,10 @@ void xb_options_help(FILE *f)
 		fprintf(f, "  %-36s %s%s", left, d->help, d->flags & OF_LATER ? " (not yet available)" : "");
 		if (d->def && d->type != T_CMD && d->type != T_BOOL)
 			fprintf(f, " [%s]", d->def);
+		char use[256];
+		accepted(d, use, sizeof use);
+		if (*use)
+			fprintf(f, " (%s)", use);
 		fputc('\n', f);
 	}
 	fprintf(f, "\nExit codes:\n");
@@ -525,6 +609,13 @@ void xb_options_man(FILE *f)
 		if (d->def && d->type != T_CMD && d->type != T_BOOL) {
 			fprintf(f, " Default: ");
 			man_text(f, d->def);
+			fputc('.', f);
+		}
+		char use[256];
+		accepted(d, use, sizeof use);
+		if (*use) {
+			fprintf(f, " Accepted: ");
+			man_text(f, use);
 			fputc('.', f);
 		}
 		fputc('\n', f);

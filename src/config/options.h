@@ -9,7 +9,11 @@
  * an error unless it has the loose- prefix), then the command line (strict
  * too). Values are kept as strings with their source ("command line" or
  * "file:line") for error messages, and read through typed accessors that
- * apply the table's defaults.
+ * apply the table's defaults. Every value is checked as it is stored against
+ * its type and the table's range or choices, with one message for all:
+ *   invalid value for --parallel: '0' (command line): use 1 to 64
+ * Each command reads the options it needs once, at its start, into its own
+ * settings struct (src/command/<command>/settings.h); nothing else reads them.
  */
 #ifndef XB_OPTIONS_H
 #define XB_OPTIONS_H
@@ -22,7 +26,7 @@
 #include "config/mycnf.h"
 
 typedef enum xb_opt_id {
-#define XB_OPT(id, name, sh, type, def, flags, arg, help) XB_OPT_##id,
+#define XB_OPT(id, name, sh, type, def, flags, min, max, choices, arg, help) XB_OPT_##id,
 #include "options.def"
 #undef XB_OPT
 	XB_OPT__COUNT

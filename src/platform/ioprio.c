@@ -3,7 +3,6 @@
  */
 #include "ioprio.h"
 
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,19 +10,6 @@
 #define IOPRIO_CLASS_BE 2
 #define IOPRIO_CLASS_IDLE 3
 #define IOPRIO_WHO_PROCESS 1
-
-int xb_ioprio_parse(const char *s, int *out, xb_error *err)
-{
-	if (!s || !strcmp(s, "normal"))
-		*out = XB_IOPRIO_NORMAL;
-	else if (!strcmp(s, "low"))
-		*out = XB_IOPRIO_LOW;
-	else if (!strcmp(s, "idle"))
-		*out = XB_IOPRIO_IDLE;
-	else
-		return xb_err_set(err, XB_E_USAGE, "invalid --io-priority '%s': use normal, low or idle", s);
-	return 0;
-}
 
 int xb_ioprio_apply(int cls)
 {

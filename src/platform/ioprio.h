@@ -9,14 +9,10 @@
 #ifndef XB_IOPRIO_H
 #define XB_IOPRIO_H
 
-#include "common/error.h"
-
-/* Parse "idle", "low" (best effort, lowest level), "normal". */
-int xb_ioprio_parse(const char *s, int *out, xb_error *err);
-
-/* Apply a parsed class to the calling thread; returns 0 or -1 (errno) when the system refuses. */
-int xb_ioprio_apply(int cls);
-
+/* The classes: --io-priority=normal, low (best effort, lowest level), idle. */
 enum { XB_IOPRIO_NORMAL = 0, XB_IOPRIO_LOW = 1, XB_IOPRIO_IDLE = 2 };
+
+/* Apply a class to the calling thread; returns 0 or -1 (errno) when the system refuses. */
+int xb_ioprio_apply(int cls);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * options_test.c - the option table: parsing from files and argv, precedence,
- * strictness by group, prefixes, types, secrets, --help and the man page; and
- * settings structs resolved from a parsed set.
+ * strictness by group, prefixes, types, ranges and choices (one message naming
+ * the option, the value, where it was set and what is accepted), secrets,
+ * --help and the man page; and settings structs resolved from a parsed set.
  */
 #include <CUnit/Basic.h>
 #include <stdarg.h>
@@ -138,6 +139,127 @@ static void test_types(void)
 	CU_ASSERT_EQUAL(v, 96ULL << 20);
 	CU_ASSERT_EQUAL(xb_parse_size("1x", &v), -1);
 	CU_ASSERT_EQUAL(xb_parse_size("-1", &v), -1);
+}
+
+static void test_ranges(void)
+{
+	write_cnf("[client]\n");
+	xb_options o;
+	xb_error err;
+	/* refused below and above, with one message: option, value, source, what is accepted */
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--parallel=0", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --parallel: '0' (command line): use 1 to 64");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--parallel", "65", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --parallel: '65' (command line): use 1 to 64");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--compress-level=20", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --compress-level: '20' (command line): use 1 to 19");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--remote-retries=-1", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --remote-retries: '-1' (command line): use 0 to 30");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--remote-timeout=0", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --remote-timeout: '0' (command line): use 1 or more");
+	xb_options_free(&o);
+	/* a value that is not a number says what is accepted too */
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--parallel=four", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --parallel: 'four' (command line): use 1 to 64");
+	xb_options_free(&o);
+	/* from an option file: the file and line */
+	write_cnf("[xtrabackup]\nparallel=2\ndump-innodb-buffer-pool-pct=101\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", NULL), XB_E_USAGE);
+	char want[700];
+	snprintf(want, sizeof want, "invalid value for --dump-innodb-buffer-pool-pct: '101' (%s:3): use 1 to 100", cnfpath);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
+	xb_options_free(&o);
+	/* a bad value in a file is refused even when the command line sets a good one */
+	write_cnf("[xtrabackup]\nparallel=99\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--parallel=2", NULL), XB_E_USAGE);
+	snprintf(want, sizeof want, "invalid value for --parallel: '99' (%s:2): use 1 to 64", cnfpath);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
+	xb_options_free(&o);
+	/* the bounds themselves are accepted */
+	write_cnf("[xtrabackup]\nparallel=64\ncompress-level=19\nremote-retries=30\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--compress-threads=1", "--dump-innodb-buffer-pool-pct=100",
+			      "--remote-timeout=1", NULL), 0);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_PARALLEL), 64);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_COMPRESS_LEVEL), 19);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_REMOTE_RETRIES), 30);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_COMPRESS_THREADS), 1);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_DUMP_INNODB_BUFFER_POOL_PCT), 100);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_REMOTE_TIMEOUT), 1);
+	xb_options_free(&o);
+	write_cnf("[xtrabackup]\nparallel=1\ncompress-level=1\nremote-retries=0\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--compress-threads=64", "--dump-innodb-buffer-pool-pct=1",
+			      "--remote-timeout=86400", NULL), 0);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_PARALLEL), 1);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_REMOTE_RETRIES), 0);
+	CU_ASSERT_EQUAL(xb_opt_int(&o, XB_OPT_COMPRESS_THREADS), 64);
+	xb_options_free(&o);
+}
+
+static void test_choices(void)
+{
+	write_cnf("[client]\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--progress=bar", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg,
+			       "invalid value for --progress: 'bar' (command line): use auto, meter, log, numeric or none");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--pace=fast", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --pace: 'fast' (command line): use auto or off");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--stream=zip", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --stream: 'zip' (command line): use xbstream or tar");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--compress=quicklz", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --compress: 'quicklz' (command line): use zstd");
+	xb_options_free(&o);
+	/* exact by default: --stream=TAR is not tar */
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--stream=TAR", NULL), XB_E_USAGE);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--io-priority=", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --io-priority: '' (command line): use low, idle or normal");
+	xb_options_free(&o);
+	/* in any case where the table says so; an optional value may be left out */
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--compress", "--encrypt=aes256", "--protocol=TCP", "--stream=tar",
+			      "--pace=off", "--io-priority=idle", "--progress=numeric", NULL), 0);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--compress=ZSTD", NULL), 0);
+	xb_options_free(&o);
+	/* from a file, with its line */
+	write_cnf("[client]\nprotocol=pipe\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", NULL), XB_E_USAGE);
+	char want[700];
+	snprintf(want, sizeof want, "invalid value for --protocol: 'pipe' (%s:2): use tcp or socket", cnfpath);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
+	xb_options_free(&o);
+	write_cnf("[xtrabackup]\ndump-format=ib_lru_dump\n");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--sort-dump", "--dump-format=ib_buffer_pool", NULL), 0);
+	xb_options_free(&o);
+}
+
+/* Every default is one of the values its own option accepts. */
+static void test_defaults_accepted(void)
+{
+	write_cnf("[client]\n");
+	for (int id = 0; id < XB_OPT__COUNT; id++) {
+		xb_options o;
+		xb_error err;
+		memset(&o, 0, sizeof o);
+		const char *def = xb_opt_str(&o, id);
+		if (!def)
+			continue;
+		char arg[300];
+		snprintf(arg, sizeof arg, "--%s=%s", xb_opt_name(id), def);
+		int rc = parse(&o, &err, arg, NULL);
+		if (rc)
+			fprintf(stderr, "default of --%s refused: %s\n", xb_opt_name(id), err.msg);
+		CU_ASSERT_EQUAL(rc, 0);
+		xb_options_free(&o);
+	}
 }
 
 /* The settings of --backup and --prepare from option files and the command line. */
@@ -317,6 +439,10 @@ static void test_help_and_man(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".TH XTRABACKUP 1"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".SH EXIT STATUS"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(help, "Exit codes:"));
+	/* what an option accepts */
+	CU_ASSERT_PTR_NOT_NULL(strstr(help, "[1] (1 to 64)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(help, "[auto] (auto or off)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(man, "Accepted: 1 to 64."));
 	free(help);
 	free(man);
 }
@@ -346,6 +472,9 @@ int main(void)
 	CU_add_test(s, "unknown or stray command-line arguments", test_unknown_on_command_line);
 	CU_add_test(s, "skip-/enable- prefixes and boolean values", test_prefixes_and_bools);
 	CU_add_test(s, "integer and size types", test_types);
+	CU_add_test(s, "ranges: refused with one message naming option and source, bounds accepted", test_ranges);
+	CU_add_test(s, "choices: exact or in any case, from files and command line", test_choices);
+	CU_add_test(s, "every default is accepted by its own option", test_defaults_accepted);
 	CU_add_test(s, "settings of --backup and --prepare resolved from a parsed set", test_settings);
 	CU_add_test(s, "short options", test_short_options);
 	CU_add_test(s, "secrets masked and wiped", test_secrets);

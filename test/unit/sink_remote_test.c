@@ -4,8 +4,9 @@
  * percent-decoded path, home-relative paths, defaults; passwords and '?' or
  * '#' parts refused), and the errors raised before any upload (an unreadable
  * key, a refused connection: no retry left, the URL and the hint in the
- * message), with the settings resolved from the options as --backup does.
- * The uploads themselves are tested against a real OpenSSH server by
+ * message), with the settings resolved from the options as --backup does
+ * (out-of-range values are refused by the option table). The uploads
+ * themselves are tested against a real OpenSSH server by
  * test/integration/t/stream_remote.sh.
  */
 #include <CUnit/Basic.h>
@@ -171,11 +172,12 @@ static void test_open_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "cannot read the SSH key /nonexistent/id_x"));
 	xb_options_free(&o);
 
-	/* bad values */
-	CU_ASSERT_EQUAL_FATAL(parse_opts(&o, &err, "--target-dir=sftp://u@127.0.0.1:1/x", opt_key, "--remote-timeout=0",
-					 NULL), 0);
-	CU_ASSERT_PTR_NULL(open_target(&o, &err));
-	CU_ASSERT_EQUAL(err.code, XB_E_USAGE);
+	/* bad values: refused by the option table */
+	CU_ASSERT_EQUAL(parse_opts(&o, &err, opt_key, "--remote-timeout=0", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --remote-timeout: '0' (command line): use 1 or more");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse_opts(&o, &err, opt_key, "--remote-retries=31", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "invalid value for --remote-retries: '31' (command line): use 0 to 30");
 	xb_options_free(&o);
 
 	/* nobody listening, no retry: refused at once, with the URL and a hint */

@@ -12,7 +12,7 @@
 #include "platform/ioprio.h"
 
 /* The client side of the connection: [client] groups, [xtrabackup] and the command line. */
-static int conn_settings(const xb_options *o, xb_conn_settings *cs, xb_error *err)
+static void conn_settings(const xb_options *o, xb_conn_settings *cs)
 {
 	memset(cs, 0, sizeof *cs);
 	cs->host = xb_opt_str(o, XB_OPT_HOST);
@@ -20,15 +20,9 @@ static int conn_settings(const xb_options *o, xb_conn_settings *cs, xb_error *er
 	cs->socket = xb_opt_str(o, XB_OPT_SOCKET);
 	cs->user = xb_opt_str(o, XB_OPT_USER);
 	cs->password = xb_opt_str(o, XB_OPT_PASSWORD);
-	const char *proto = xb_opt_str(o, XB_OPT_PROTOCOL);
-	if (!proto)
-		cs->protocol = XB_CONN_PROTOCOL_DEFAULT;
-	else if (!strcasecmp(proto, "tcp"))
-		cs->protocol = XB_CONN_PROTOCOL_TCP;
-	else if (!strcasecmp(proto, "socket"))
-		cs->protocol = XB_CONN_PROTOCOL_SOCKET;
-	else
-		return xb_err_set(err, XB_E_USAGE, "invalid --protocol '%s': use tcp or socket", proto);
+	const char *proto = xb_opt_str(o, XB_OPT_PROTOCOL); /* tcp or socket, in any case */
+	cs->protocol = !proto ? XB_CONN_PROTOCOL_DEFAULT
+		       : !strcasecmp(proto, "tcp") ? XB_CONN_PROTOCOL_TCP : XB_CONN_PROTOCOL_SOCKET;
 	cs->ssl = xb_opt_bool(o, XB_OPT_SSL);
 	cs->ssl_key = xb_opt_str(o, XB_OPT_SSL_KEY);
 	cs->ssl_cert = xb_opt_str(o, XB_OPT_SSL_CERT);
@@ -36,7 +30,6 @@ static int conn_settings(const xb_options *o, xb_conn_settings *cs, xb_error *er
 	cs->ssl_capath = xb_opt_str(o, XB_OPT_SSL_CAPATH);
 	cs->ssl_cipher = xb_opt_str(o, XB_OPT_SSL_CIPHER);
 	cs->ssl_verify_server_cert = xb_opt_bool(o, XB_OPT_SSL_VERIFY_SERVER_CERT);
-	return 0;
 }
 
 /* A server-layout option given on the command line wins over the server's answer. */
@@ -55,8 +48,7 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 		return rc;
 	if (xb_opt_isset(o, XB_OPT_DECOMPRESS) || xb_opt_isset(o, XB_OPT_DECRYPT))
 		return xb_err_set(err, XB_E_USAGE, "--decompress and --decrypt work on a backup, not with --backup");
-	if ((rc = conn_settings(o, &s->conn, err)))
-		return rc;
+	conn_settings(o, &s->conn);
 	s->datadir = user_override(o, XB_OPT_DATADIR);
 	s->data_home_dir = user_override(o, XB_OPT_INNODB_DATA_HOME_DIR);
 	s->undo_dir = user_override(o, XB_OPT_INNODB_UNDO_DIRECTORY);
@@ -64,13 +56,11 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->parallel = (int)xb_opt_int(o, XB_OPT_PARALLEL);
 	long long throttle = xb_opt_int(o, XB_OPT_THROTTLE);
 	s->throttle = throttle > 0 ? (unsigned)throttle : 0;
+	s->pace = !strcmp(xb_opt_str(o, XB_OPT_PACE), "auto");
 	s->io_priority = xb_opt_str(o, XB_OPT_IO_PRIORITY);
-	if ((rc = xb_ioprio_parse(s->io_priority, &s->io_class, err)))
-		return rc;
-	const char *pace_mode = xb_opt_str(o, XB_OPT_PACE);
-	if (strcmp(pace_mode, "auto") && strcmp(pace_mode, "off"))
-		return xb_err_set(err, XB_E_USAGE, "invalid --pace '%s': use auto or off", pace_mode);
-	s->pace = !strcmp(pace_mode, "auto");
+	s->io_class = !strcmp(s->io_priority, "idle")     ? XB_IOPRIO_IDLE
+		      : !strcmp(s->io_priority, "normal") ? XB_IOPRIO_NORMAL
+							  : XB_IOPRIO_LOW;
 	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
 	s->log_copy_interval = (unsigned)xb_opt_int(o, XB_OPT_LOG_COPY_INTERVAL);
 	s->checkpoint_now = xb_opt_bool(o, XB_OPT_INNODB_LOG_CHECKPOINT_NOW);
@@ -81,8 +71,6 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->galera_info = xb_opt_bool(o, XB_OPT_GALERA_INFO);
 	s->bp_dump = xb_opt_bool(o, XB_OPT_DUMP_INNODB_BUFFER_POOL);
 	s->bp_dump_pct = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_PCT);
-	if (s->bp_dump && (s->bp_dump_pct < 1 || s->bp_dump_pct > 100))
-		return xb_err_set(err, XB_E_USAGE, "--dump-innodb-buffer-pool-pct=%lld: give 1 to 100", s->bp_dump_pct);
 	s->bp_dump_timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);
 	s->extra_lsndir = xb_opt_str(o, XB_OPT_EXTRA_LSNDIR);
 	s->tool_command = o->tool_command;

@@ -3,11 +3,11 @@
  *
  * cmd_backup() turns the option table into a backup_settings before anything
  * else (settings.c; the target's part in target.c), and the parts of the
- * command read only this struct, never the options. The values are checked
- * here, before anything is done: each one's range or choices, and what no
- * single option can say (--backup needs --target-dir or --stream, --stream
- * and a remote target exclude each other ...). Strings point into the option
- * table, which lives as long as the command.
+ * command read only this struct, never the options. Each value was checked
+ * by the parser against the table's range or choices; what is checked here
+ * is what no single option can say (--backup needs --target-dir or --stream,
+ * --stream and a remote target exclude each other ...). Strings point into
+ * the option table, which lives as long as the command.
  */
 #ifndef XB_BACKUP_SETTINGS_H
 #define XB_BACKUP_SETTINGS_H

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "command/crypt_settings.h"
@@ -60,8 +59,6 @@ int target_resolve(const xb_options *o, target_settings *t, xb_error *err)
 	t->stream = xb_opt_str(o, XB_OPT_STREAM);
 	t->dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
 	if (t->stream) {
-		if (strcmp(t->stream, "xbstream") && strcmp(t->stream, "tar"))
-			return xb_err_set(err, XB_E_USAGE, "unsupported --stream=%s: use xbstream or tar", t->stream);
 		if (t->dir && xb_sink_remote_url(t->dir))
 			return xb_err_set(err, XB_E_USAGE, "--stream and a remote --target-dir (%s) exclude each other",
 					  t->dir),
@@ -82,33 +79,17 @@ int target_resolve(const xb_options *o, target_settings *t, xb_error *err)
 	if (!t->tmpdir)
 		t->tmpdir = "/tmp";
 	t->compress = xb_opt_isset(o, XB_OPT_COMPRESS);
-	if (t->compress) {
-		const char *algo = xb_opt_str(o, XB_OPT_COMPRESS);
-		if (*algo && strcasecmp(algo, "zstd"))
-			return xb_err_set(err, XB_E_USAGE, "unsupported --compress=%s: the algorithm is zstd", algo),
-			       xb_err_hint(err, "quicklz (mariabackup's .qp) is not written; use --compress or --compress=zstd");
-		long long lv = xb_opt_int(o, XB_OPT_COMPRESS_LEVEL), th = xb_opt_int(o, XB_OPT_COMPRESS_THREADS);
-		if (lv < 1 || lv > 19)
-			return xb_err_set(err, XB_E_USAGE, "invalid --compress-level=%lld: use 1 to 19", lv);
-		if (th < 1 || th > 64)
-			return xb_err_set(err, XB_E_USAGE, "invalid --compress-threads=%lld: use 1 to 64", th);
-	}
 	t->compress_level = (int)xb_opt_int(o, XB_OPT_COMPRESS_LEVEL);
 	t->compress_threads = (int)xb_opt_int(o, XB_OPT_COMPRESS_THREADS);
 	t->compress_chunk = (size_t)xb_opt_size(o, XB_OPT_COMPRESS_CHUNK_SIZE);
 	t->encrypt = xb_opt_isset(o, XB_OPT_ENCRYPT);
-	int rc;
-	if (t->encrypt && (rc = crypt_settings_resolve(o, &t->crypt, err)))
-		return rc;
+	if (t->encrypt)
+		crypt_settings_resolve(o, &t->crypt);
 	t->remote.key_file = xb_opt_str(o, XB_OPT_SSH_KEY_FILE);
 	t->remote.known_hosts = xb_opt_str(o, XB_OPT_SSH_KNOWN_HOSTS);
 	t->remote.retries = (int)xb_opt_int(o, XB_OPT_REMOTE_RETRIES);
 	t->remote.timeout = (long)xb_opt_int(o, XB_OPT_REMOTE_TIMEOUT);
 	t->remote.parallel = (int)xb_opt_int(o, XB_OPT_PARALLEL);
-	if (t->kind == TARGET_REMOTE && (t->remote.retries < 0 || t->remote.retries > 30))
-		return xb_err_set(err, XB_E_USAGE, "invalid --remote-retries=%d: use 0 to 30", t->remote.retries);
-	if (t->kind == TARGET_REMOTE && t->remote.timeout < 1)
-		return xb_err_set(err, XB_E_USAGE, "invalid --remote-timeout=%ld: use 1 or more seconds", t->remote.timeout);
 	return 0;
 }
 

@@ -21,12 +21,9 @@ int decode_settings_resolve(const xb_options *o, decode_settings *s, xb_error *e
 		return xb_err_set(err, XB_E_USAGE, "%s works on a local directory, not %s", what, s->dir);
 	s->decompress = xb_opt_bool(o, XB_OPT_DECOMPRESS);
 	s->remove = xb_opt_bool(o, XB_OPT_REMOVE_ORIGINAL);
-	long long t = xb_opt_int(o, XB_OPT_PARALLEL);
-	if (t < 1 || t > 64)
-		return xb_err_set(err, XB_E_USAGE, "--parallel=%lld: give 1 to 64 threads", t);
-	s->threads = (int)t;
+	s->threads = (int)xb_opt_int(o, XB_OPT_PARALLEL);
 	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
 	if (s->decrypt)
-		return crypt_settings_resolve(o, &s->crypt, err);
+		crypt_settings_resolve(o, &s->crypt);
 	return 0;
 }

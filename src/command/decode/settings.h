@@ -3,8 +3,9 @@
  * from the options.
  *
  * cmd_decode() turns the option table into a decode_settings first
- * (settings.c); decode.c reads only this struct. Values are checked there;
- * strings point into the option table, which lives as long as the command.
+ * (settings.c); decode.c reads only this struct. Values were checked by the
+ * parser against the table's ranges and choices; strings point into the
+ * option table, which lives as long as the command.
  */
 #ifndef XB_DECODE_SETTINGS_H
 #define XB_DECODE_SETTINGS_H

@@ -23,8 +23,6 @@ int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error 
 	if (!s->dir)
 		return xb_err_set(err, XB_E_USAGE, "--prepare needs --target-dir=DIR, the backup to prepare");
 	s->threads = threads_for(o);
-	if (s->threads < 1 || s->threads > 64)
-		return xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", s->threads);
 	s->use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY);
 	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
 	s->stats_file = xb_opt_str(o, XB_OPT_STATS_FILE);

@@ -2,9 +2,9 @@
  * settings.h - what --prepare was asked to do, resolved once from the options.
  *
  * cmd_prepare() turns the option table into a prepare_settings first
- * (settings.c); the rest of the command reads only this struct. Values are
- * checked there; strings point into the option table, which lives as long as
- * the command.
+ * (settings.c); the rest of the command reads only this struct. Values were
+ * checked by the parser against the table's ranges; strings point into the
+ * option table, which lives as long as the command.
  */
 #ifndef XB_PREPARE_SETTINGS_H
 #define XB_PREPARE_SETTINGS_H

@@ -16,8 +16,6 @@ int restore_settings_resolve(const xb_options *o, bool move, restore_settings *s
 				  move ? "--move-back" : "--copy-back");
 	s->force = xb_opt_bool(o, XB_OPT_FORCE_NON_EMPTY_DIRS);
 	s->parallel = (int)xb_opt_int(o, XB_OPT_PARALLEL);
-	if (s->parallel < 1 || s->parallel > 64)
-		return xb_err_set(err, XB_E_USAGE, "--parallel=%d: give 1 to 64 threads", s->parallel);
 	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
 	s->datadir = xb_opt_str(o, XB_OPT_DATADIR);
 	s->data_home_dir = xb_opt_str(o, XB_OPT_INNODB_DATA_HOME_DIR);

@@ -6,8 +6,8 @@
  * restore_settings first (settings.c): the backup, the copy, and the
  * restored server's layout as its option files (the [mysqld] groups) or the
  * command line give it. restore.c and layout.c read only this struct. Values
- * are checked there; strings point into the option table, which lives as
- * long as the command.
+ * were checked by the parser against the table's ranges; strings point into
+ * the option table, which lives as long as the command.
  */
 #ifndef XB_RESTORE_SETTINGS_H
 #define XB_RESTORE_SETTINGS_H

@@ -18,9 +18,6 @@ int sort_dump_settings_resolve(const xb_options *o, sort_dump_settings *s, xb_er
 		xb_err_set(err, XB_E_USAGE, "--sort-dump needs --dump-input=FILE");
 		return xb_err_hint(err, "e.g. xtrabackup --sort-dump --dump-input=ib_lru_dump --dump-output=ib_buffer_pool");
 	}
-	const char *fmt = xb_opt_str(o, XB_OPT_DUMP_FORMAT);
-	s->format = !strcmp(fmt, BP_TEXT_NAME) ? BP_FORMAT_TEXT : !strcmp(fmt, BP_LRU_NAME) ? BP_FORMAT_LRU : 0;
-	if (!s->format)
-		return xb_err_set(err, XB_E_USAGE, "invalid --dump-format '%s': use ib_buffer_pool or ib_lru_dump", fmt);
+	s->format = !strcmp(xb_opt_str(o, XB_OPT_DUMP_FORMAT), BP_LRU_NAME) ? BP_FORMAT_LRU : BP_FORMAT_TEXT;
 	return 0;
 }

@@ -3,8 +3,9 @@
  * options.
  *
  * cmd_sort_dump() turns the option table into a sort_dump_settings first
- * (settings.c) and reads only this struct. Values are checked there;
- * strings point into the option table, which lives as long as the command.
+ * (settings.c) and reads only this struct. --dump-format was checked by the
+ * parser against the table's choices; strings point into the option table,
+ * which lives as long as the command.
  */
 #ifndef XB_SORT_DUMP_SETTINGS_H
 #define XB_SORT_DUMP_SETTINGS_H

@@ -11,10 +11,7 @@
 int xbstream_settings_resolve(const xb_options *o, xbstream_settings *s, xb_error *err)
 {
 	memset(s, 0, sizeof *s);
-	long long n = xb_opt_int(o, XB_OPT_PARALLEL);
-	if (n < 1 || n > 64)
-		return xb_err_set(err, XB_E_USAGE, "invalid --parallel=%lld: use 1 to 64", n);
-	s->workers = (int)n;
+	s->workers = (int)xb_opt_int(o, XB_OPT_PARALLEL);
 	s->decrypt = xb_opt_isset(o, XB_OPT_DECRYPT);
 	if (s->decrypt && !xb_opt_isset(o, XB_OPT_ENCRYPT_KEY_FILE) && !xb_opt_isset(o, XB_OPT_ENCRYPT_KEY))
 		return xb_err_set(err, XB_E_USAGE, "--decrypt needs the key: --encrypt-key-file=FILE"),
@@ -24,6 +21,6 @@ int xbstream_settings_resolve(const xb_options *o, xbstream_settings *s, xb_erro
 		s->dir = ".";
 	s->decompress = xb_opt_bool(o, XB_OPT_DECOMPRESS);
 	if (s->decrypt)
-		return crypt_settings_resolve(o, &s->crypt, err);
+		crypt_settings_resolve(o, &s->crypt);
 	return 0;
 }

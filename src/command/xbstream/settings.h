@@ -4,8 +4,9 @@
  * --parallel).
  *
  * cmd_xbstream_extract() turns the option table into an xbstream_settings
- * (settings.c); xbstream.c reads only this struct. Values are checked there;
- * strings point into the option table, which lives as long as the command.
+ * (settings.c); xbstream.c reads only this struct. Values were checked by the
+ * parser against the table's ranges and choices; strings point into the
+ * option table, which lives as long as the command.
  */
 #ifndef XB_XBSTREAM_SETTINGS_H
 #define XB_XBSTREAM_SETTINGS_H
