@@ -1,0 +1,634 @@
+/*
+ * inventory.c - the InnoDB files of a server or of a backup (see inventory.h).
+ *
+ * innodb_data_file_path is parsed once, by hand, part by part: the name up
+ * to the first ':', a size (digits, then K, M or G, or bytes without a
+ * unit), optionally "newraw" or "raw", ":autoextend" and ":max:" with a
+ * second size. The scans list directories with xb_dir_each(), in the order
+ * the file system returns their entries, and read the first 64 KiB of each
+ * tablespace file (page 0 sits at offset 0 whatever the page size) for
+ * innodb_page0_parse(). The two scans differ where a live server and a
+ * finished backup differ: a server's files may vanish or be half-created
+ * while it is scanned (such a file is passed over or left unidentified),
+ * a backup's must all be readable.
+ */
+#include "innodb/inventory.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/path.h"
+#include "platform/dir.h"
+
+#define PAGE0_READ 65536u
+
+#define TABLE_END ".ibd"    /* a table's tablespace file */
+#define LINK_END ".isl"     /* a DATA DIRECTORY table's link file */
+#define REDO_NAME "ib_logfile0"
+#define UNDO_PREFIX "undo"
+
+#define READ_HINT "run the backup as a user that can read the server's datadir (e.g. mysql or root)"
+
+/* ---- innodb_data_file_path */
+
+static int bad_spec(xb_error *err, const char *spec, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad_spec(xb_error *err, const char *spec, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return xb_err_set(err, XB_E_CONFIG, "cannot parse innodb_data_file_path '%s': %s", spec, why);
+}
+
+/* Digits and an optional K, M or G at *p; *p moves past them. */
+static bool read_size(const char **p, uint64_t *bytes)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	uint64_t unit = 1;
+	switch (*s) {
+	case 'K': case 'k': unit = 1ull << 10; s++; break;
+	case 'M': case 'm': unit = 1ull << 20; s++; break;
+	case 'G': case 'g': unit = 1ull << 30; s++; break;
+	default: break;
+	}
+	if (v > UINT64_MAX / unit)
+		return false;
+	*bytes = v * unit;
+	*p = s;
+	return true;
+}
+
+/* One part (no ';'), NUL-terminated in t. */
+static int parse_part(const char *spec, char *t, inv_sys_part *p, xb_error *err)
+{
+	char *colon = strchr(t, ':');
+	if (!colon)
+		return bad_spec(err, spec, "'%s' has no size", t);
+	if (colon == t)
+		return bad_spec(err, spec, "a file has no name ('%s')", t);
+	const char *s = colon + 1;
+	if (!read_size(&s, &p->size))
+		return bad_spec(err, spec, "'%.*s' has no valid size ('%s')", (int)(colon - t), t, colon + 1);
+	if (!strncasecmp(s, "newraw", 6))
+		s += 6, p->raw = true;
+	else if (!strncasecmp(s, "raw", 3))
+		s += 3, p->raw = true;
+	if (!strncasecmp(s, ":autoextend", 11)) {
+		s += 11;
+		p->autoextend = true;
+		if (!strncasecmp(s, ":max:", 5)) {
+			s += 5;
+			if (!read_size(&s, &p->max))
+				return bad_spec(err, spec, "'%.*s' has no valid maximum size", (int)(colon - t), t);
+		}
+	}
+	if (*s)
+		return bad_spec(err, spec, "'%.*s' is followed by '%s', not a size or :autoextend[:max:size]",
+				(int)(colon - t), t, s);
+	if (!p->size)
+		return bad_spec(err, spec, "'%.*s' has a size of 0", (int)(colon - t), t);
+	p->name = strndup(t, (size_t)(colon - t));
+	p->opts = strdup(colon);
+	if (!p->name || !p->opts)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	return 0;
+}
+
+int inv_dfp_parse(const char *spec, uint32_t page_size, inv_dfp *out, xb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!spec || !*spec)
+		spec = INV_DATA_FILE_PATH_DEFAULT;
+	if (!page_size)
+		page_size = 16384;
+	char *copy = strdup(spec);
+	if (!copy)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	int rc = 0;
+	uint64_t page = 0;
+	for (char *t = copy, *end; !rc && t; t = end ? end + 1 : NULL) {
+		end = strchr(t, ';');
+		if (end)
+			*end = '\0';
+		if (!*t)
+			continue;
+		inv_sys_part *v = realloc(out->part, (size_t)(out->n + 1) * sizeof *v);
+		if (!v) {
+			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+			break;
+		}
+		out->part = v;
+		inv_sys_part *p = &v[out->n++];
+		memset(p, 0, sizeof *p);
+		rc = parse_part(spec, t, p, err);
+		p->first_page = page;
+		page += p->size / page_size;
+	}
+	for (int i = 0; !rc && i + 1 < out->n; i++)
+		if (out->part[i].autoextend)
+			rc = bad_spec(err, spec, "only the last file may autoextend, not '%s'", out->part[i].name);
+	if (!rc && !out->n)
+		rc = bad_spec(err, spec, "no file");
+	free(copy);
+	if (rc)
+		inv_dfp_free(out);
+	return rc;
+}
+
+void inv_dfp_free(inv_dfp *d)
+{
+	for (int i = 0; i < d->n; i++) {
+		free(d->part[i].name);
+		free(d->part[i].opts);
+	}
+	free(d->part);
+	memset(d, 0, sizeof *d);
+}
+
+int inv_dfp_for_backup(const char *spec, char *out, size_t n, xb_error *err)
+{
+	inv_dfp d;
+	int rc = inv_dfp_parse(spec, 0, &d, err);
+	size_t l = 0;
+	if (n)
+		out[0] = '\0';
+	for (int i = 0; !rc && i < d.n; i++) {
+		int k = snprintf(out + l, n - l, "%s%s%s", i ? ";" : "", xb_path_base(d.part[i].name), d.part[i].opts);
+		if (k < 0 || (size_t)k >= n - l)
+			rc = xb_err_set(err, XB_E_CONFIG, "innodb_data_file_path is too long: %s", spec);
+		else
+			l += (size_t)k;
+	}
+	inv_dfp_free(&d);
+	return rc;
+}
+
+/* ---- names */
+
+static bool has_end(const char *name, const char *end)
+{
+	return xb_path_has_suffix(name, end);
+}
+
+bool inv_is_undo_name(const char *name)
+{
+	size_t l = strlen(UNDO_PREFIX);
+	return !strncmp(name, UNDO_PREFIX, l) && strlen(name) == l + 3 && strspn(name + l, "0123456789") == 3;
+}
+
+bool inv_is_table_file(const char *name)
+{
+	return has_end(name, TABLE_END);
+}
+
+bool inv_is_link_file(const char *name)
+{
+	return has_end(name, LINK_END);
+}
+
+bool inv_is_redo_name(const char *name)
+{
+	return !strcmp(name, REDO_NAME);
+}
+
+/* dir "/" name with its first keep bytes and then end (dir NULL: without it). */
+static int spell(char *out, size_t n, const char *dir, const char *name, size_t keep, const char *end, xb_error *err)
+{
+	char buf[PATH_MAX];
+	int k = snprintf(buf, sizeof buf, "%.*s%s", (int)keep, name, end);
+	if (k < 0 || (size_t)k >= sizeof buf)
+		return xb_err_set(err, XB_E_USAGE, "path too long: %s%s", name, end);
+	if (dir)
+		return xb_path_join(out, n, dir, buf, err);
+	if ((size_t)k >= n) {
+		if (n)
+			out[0] = '\0';
+		return xb_err_set(err, XB_E_USAGE, "path too long: %s", buf);
+	}
+	memcpy(out, buf, (size_t)k + 1);
+	return 0;
+}
+
+/* Length of name without its ending (from the last '.' of its last component). */
+static size_t stem(const char *name)
+{
+	const char *base = xb_path_base(name), *dot = strrchr(base, '.');
+	return dot ? (size_t)(dot - name) : strlen(name);
+}
+
+int inv_table_file(char *out, size_t n, const char *dir, const char *table, xb_error *err)
+{
+	return spell(out, n, dir, table, strlen(table), TABLE_END, err);
+}
+
+int inv_table_file_of(char *out, size_t n, const char *dir, const char *name, xb_error *err)
+{
+	return spell(out, n, dir, name, stem(name), TABLE_END, err);
+}
+
+int inv_link_file_of(char *out, size_t n, const char *dir, const char *ibd, xb_error *err)
+{
+	size_t l = strlen(ibd);
+	return spell(out, n, dir, ibd, inv_is_table_file(ibd) ? l - strlen(TABLE_END) : l, LINK_END, err);
+}
+
+int inv_marker_name(char *out, size_t n, const char *dir, const char *ibd, const char *ending, xb_error *err)
+{
+	size_t l = strlen(ibd);
+	return spell(out, n, dir, ibd, inv_is_table_file(ibd) ? l - strlen(TABLE_END) : l, ending, err);
+}
+
+int inv_redo_file(char *out, size_t n, const char *dir, xb_error *err)
+{
+	return xb_path_join(out, n, dir, REDO_NAME, err);
+}
+
+/* ---- reading */
+
+/* Size of path and page 0 into f: 0 identified, 1 not (no valid page 0),
+ * else XB_E_IO_READ. */
+static int probe(const char *path, inv_file *f, xb_error *err)
+{
+	f->identified = false;
+	memset(&f->info, 0, sizeof f->info);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
+	struct stat st;
+	uint8_t *buf = malloc(PAGE0_READ);
+	ssize_t n = buf && fstat(fd, &st) == 0 ? pread(fd, buf, PAGE0_READ, 0) : -1;
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(saved));
+	}
+	f->size = (uint64_t)st.st_size;
+	int rc = innodb_page0_parse(buf, (size_t)n, &f->info, NULL);
+	free(buf);
+	if (rc) {
+		memset(&f->info, 0, sizeof f->info);
+		return 1;
+	}
+	f->identified = true;
+	f->space_id = f->info.space_id;
+	f->fs_block = st.st_blksize >= 512 && st.st_blksize <= 65536 ? (uint32_t)st.st_blksize : 4096;
+	return 0;
+}
+
+int inv_read_page0(const char *path, innodb_space_info *info, xb_error *err)
+{
+	inv_file f;
+	memset(&f, 0, sizeof f);
+	int rc = probe(path, &f, err);
+	if (!rc)
+		*info = f.info;
+	return rc;
+}
+
+int inv_link_read(const char *link_path, char *out, size_t n, xb_error *err)
+{
+	FILE *f = fopen(link_path, "r");
+	if (!f)
+		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", link_path, strerror(errno));
+	size_t k = n ? fread(out, 1, n - 1, f) : 0;
+	fclose(f);
+	if (!n)
+		return 0;
+	out[k] = '\0';
+	k = strcspn(out, "\r\n");
+	out[k] = '\0';
+	while (k && out[k - 1] == ' ')
+		out[--k] = '\0';
+	return 0;
+}
+
+/* ---- the list */
+
+static inv_file *add(inventory *inv, inv_kind kind, const char *path, const char *rel, xb_error *err)
+{
+	if (inv->n == inv->cap) {
+		size_t cap = inv->cap ? inv->cap * 2 : 64;
+		inv_file *v = realloc(inv->v, cap * sizeof *v);
+		if (!v)
+			return xb_err_set(err, XB_E_INTERNAL, "out of memory"), NULL;
+		inv->v = v;
+		inv->cap = cap;
+	}
+	inv_file *f = &inv->v[inv->n];
+	memset(f, 0, sizeof *f);
+	f->kind = kind;
+	f->space_id = kind == INV_SYSTEM ? 0 : UINT32_MAX;
+	f->path = strdup(path);
+	f->rel = strdup(rel);
+	if (!f->path || !f->rel) {
+		free(f->path);
+		free(f->rel);
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory"), NULL;
+	}
+	inv->n++;
+	return f;
+}
+
+void inv_free(inventory *inv)
+{
+	for (size_t i = 0; i < inv->n; i++) {
+		free(inv->v[i].path);
+		free(inv->v[i].rel);
+	}
+	free(inv->v);
+	memset(inv, 0, sizeof *inv);
+}
+
+const inv_file *inv_system_first(const inventory *inv)
+{
+	for (size_t i = 0; i < inv->n; i++)
+		if (inv->v[i].kind == INV_SYSTEM && inv->v[i].part == 0)
+			return &inv->v[i];
+	return NULL;
+}
+
+static uint64_t size_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? 0 : (uint64_t)st.st_size;
+}
+
+static int add_redo(inventory *inv, const char *dir, xb_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (inv_redo_file(path, sizeof path, dir, NULL) || stat(path, &st))
+		return 0;
+	inv_file *f = add(inv, INV_REDO, path, REDO_NAME, err);
+	if (!f)
+		return err ? err->code : XB_E_INTERNAL;
+	f->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* A directory listing whose failure to open is said the way the caller
+ * words it: "<what> DIR: reason", with code (and hint). */
+typedef struct listing {
+	int (*fn)(void *ctx, const xb_dirent *e, xb_error *err); /* the caller's function */
+	void *ctx;           /* its context */
+	bool entered;        /* fn was called: the directory could be opened */
+} listing;
+
+static int listing_entry(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	listing *l = ctx;
+	l->entered = true;
+	return l->fn(l->ctx, e, err);
+}
+
+static int list(const char *dir, int flags, int (*fn)(void *, const xb_dirent *, xb_error *), void *ctx,
+		int code, const char *what, const char *hint, xb_error *err)
+{
+	listing l = {.fn = fn, .ctx = ctx};
+	int rc = xb_dir_each(dir, flags, listing_entry, &l, err);
+	if (!rc || l.entered || rc != XB_E_IO_READ || !err)
+		return rc;
+	/* xb_dir_each says "cannot open DIR: reason" */
+	char head[PATH_MAX + 16], reason[256];
+	int k = snprintf(head, sizeof head, "cannot open %s: ", dir);
+	if (k <= 0 || (size_t)k >= sizeof head || strncmp(err->msg, head, (size_t)k))
+		return rc;
+	snprintf(reason, sizeof reason, "%s", err->msg + k);
+	rc = xb_err_set(err, code, "%s %s: %s", what, dir, reason);
+	return hint ? xb_err_hint(err, "%s", hint) : rc;
+}
+
+/* ---- a live server */
+
+typedef struct server_scan {
+	inventory *inv;      /* the result */
+	const char *db;      /* the database directory being listed */
+	size_t db_first;     /* its first file in inv */
+} server_scan;
+
+static int server_system(const inv_server *srv, inventory *inv, xb_error *err)
+{
+	inv_dfp d;
+	int rc = inv_dfp_parse(srv->data_file_path, srv->page_size, &d, err);
+	if (rc)
+		return rc;
+	uint32_t page_size = srv->page_size ? srv->page_size : 16384;
+	inv->page_size = page_size;
+	uint64_t page = 0;
+	for (int i = 0; !rc && i < d.n; i++) {
+		const char *name = d.part[i].name;
+		char path[PATH_MAX];
+		if (name[0] == '/')
+			rc = xb_path_resolve(path, sizeof path, "/", name, err);
+		else
+			rc = xb_path_join(path, sizeof path, srv->data_home_dir, name, err);
+		inv_file *f = rc ? NULL : add(inv, INV_SYSTEM, path, xb_path_base(name), err);
+		if (!f) {
+			rc = rc ? rc : err ? err->code : XB_E_INTERNAL;
+			break;
+		}
+		f->part = i;
+		f->first_page = page;
+		f->size = size_of(path);
+		if (access(path, R_OK)) {
+			rc = xb_err_set(err, XB_E_IO_READ, "cannot read system tablespace file %s: %s", path, strerror(errno));
+			xb_err_hint(err, READ_HINT);
+		}
+		page += f->size / page_size;
+	}
+	inv_dfp_free(&d);
+	return rc;
+}
+
+/* Page 0 of a server's file: one that cannot be read now (dropped, being
+ * created) keeps no space id; the copy finds out more. */
+static void server_probe(inv_file *f)
+{
+	if (probe(f->path, f, NULL) && !f->size)
+		f->size = size_of(f->path);
+}
+
+static int server_undo(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	server_scan *s = ctx;
+	if (!inv_is_undo_name(e->name))
+		return 0;
+	inv_file *f = add(s->inv, INV_UNDO, e->path, e->name, err);
+	if (!f)
+		return err ? err->code : XB_E_INTERNAL;
+	server_probe(f);
+	return 0;
+}
+
+static int server_db_file(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	server_scan *s = ctx;
+	char target[PATH_MAX], rel[PATH_MAX];
+	const char *path = e->path;
+	inv_kind kind = INV_TABLE;
+	int rc;
+	if (inv_is_table_file(e->name)) {
+		rc = xb_path_join(rel, sizeof rel, s->db, e->name, err);
+	} else if (inv_is_link_file(e->name)) {
+		if (inv_link_read(e->path, target, sizeof target, NULL) || !target[0])
+			return 0;
+		path = target;
+		kind = INV_REMOTE;
+		rc = inv_table_file_of(rel, sizeof rel, s->db, e->name, err);
+	} else {
+		return 0;
+	}
+	if (rc)
+		return rc;
+	for (size_t i = s->db_first; i < s->inv->n; i++)
+		if (!strcmp(s->inv->v[i].rel, rel))
+			return 0; /* the .ibd and a link file for one table: the first one found */
+	struct stat st;
+	if (stat(path, &st))
+		return 0;
+	inv_file *f = add(s->inv, kind, path, rel, err);
+	if (!f)
+		return err ? err->code : XB_E_INTERNAL;
+	f->size = (uint64_t)st.st_size;
+	server_probe(f);
+	return 0;
+}
+
+static int server_db(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	server_scan *s = ctx;
+	if (e->name[0] == '.' || e->name[0] == '#' || !strcmp(e->name, "lost+found") || !e->is_dir)
+		return 0;
+	s->db = e->name;
+	s->db_first = s->inv->n;
+	return xb_dir_each(e->path, XB_DIR_MISSING_OK, server_db_file, s, err);
+}
+
+int inv_scan_server(const inv_server *srv, inventory *out, xb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	server_scan s = {.inv = out};
+	int rc = server_system(srv, out, err);
+	if (!rc)
+		rc = list(srv->undo_dir, 0, server_undo, &s, XB_E_IO_READ, "cannot open innodb_undo_directory", NULL,
+			  err);
+	if (!rc)
+		rc = list(srv->datadir, 0, server_db, &s, XB_E_IO_READ, "cannot open datadir", READ_HINT, err);
+	if (!rc)
+		rc = add_redo(out, srv->log_dir, err);
+	return rc;
+}
+
+/* ---- a backup directory */
+
+typedef struct backup_scan {
+	inventory *inv;      /* the result */
+	const char *sub;     /* the subdirectory being listed */
+} backup_scan;
+
+static int backup_file(inventory *inv, inv_kind kind, const char *path, const char *rel, xb_error *err)
+{
+	inv_file *f = add(inv, kind, path, rel, err);
+	if (!f)
+		return err ? err->code : XB_E_INTERNAL;
+	int rc = probe(path, f, err);
+	return rc == 1 ? 0 : rc;
+}
+
+static int backup_system(const char *dir, const char *spec, inventory *inv, xb_error *err)
+{
+	inv_dfp d;
+	int rc = inv_dfp_parse(spec, 0, &d, err);
+	if (rc)
+		return rc;
+	uint64_t page = 0;
+	for (int i = 0; !rc && i < d.n; i++) {
+		char path[PATH_MAX];
+		if ((rc = xb_path_join(path, sizeof path, dir, d.part[i].name, err)))
+			break;
+		struct stat st;
+		if (i == 0 && access(path, F_OK))
+			break; /* no system tablespace: reported when the log needs it */
+		if (i > 0 && stat(path, &st)) {
+			rc = xb_err_set(err, XB_E_MISSING_FILE, "system tablespace file %s is missing", path);
+			break;
+		}
+		inv_file *f = add(inv, INV_SYSTEM, path, d.part[i].name, err);
+		if (!f) {
+			rc = err ? err->code : XB_E_INTERNAL;
+			break;
+		}
+		f->part = i;
+		f->first_page = page;
+		if (i == 0) {
+			rc = probe(path, f, err);
+			if (rc == 1)
+				rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: page 0 of the system tablespace is not valid", path);
+			if (rc)
+				break;
+			f->space_id = 0;
+			inv->page_size = f->info.physical_size;
+		} else {
+			f->size = (uint64_t)st.st_size;
+		}
+		page += f->size / inv->page_size;
+	}
+	inv_dfp_free(&d);
+	return rc;
+}
+
+static int backup_sub_entry(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	backup_scan *s = ctx;
+	if (e->name[0] == '.' || !inv_is_table_file(e->name))
+		return 0;
+	char rel[PATH_MAX];
+	int rc = xb_path_join(rel, sizeof rel, s->sub, e->name, err);
+	return rc ? rc : backup_file(s->inv, INV_TABLE, e->path, rel, err);
+}
+
+static int backup_top_entry(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	backup_scan *s = ctx;
+	if (e->name[0] == '.')
+		return 0;
+	if (inv_is_undo_name(e->name))
+		return backup_file(s->inv, INV_UNDO, e->path, e->name, err);
+	if (inv_is_table_file(e->name))
+		return backup_file(s->inv, INV_TABLE, e->path, e->name, err);
+	if (!e->is_dir)
+		return 0;
+	s->sub = e->name;
+	return list(e->path, 0, backup_sub_entry, s, XB_E_IO_READ, "cannot read directory", NULL, err);
+}
+
+int inv_scan_backup(const char *dir, const char *data_file_path, inventory *out, xb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	backup_scan s = {.inv = out};
+	int rc = backup_system(dir, data_file_path, out, err);
+	if (!rc)
+		rc = list(dir, 0, backup_top_entry, &s, XB_E_TARGET, "cannot read directory", NULL, err);
+	if (!rc)
+		rc = add_redo(out, dir, err);
+	return rc;
+}
