@@ -321,6 +321,19 @@ int inv_link_read(const char *link_path, char *out, size_t n, xb_error *err)
 	return 0;
 }
 
+int inv_link_target(const char *link_path, char *out, size_t n, xb_error *err)
+{
+	char buf[PATH_MAX];
+	int rc = inv_link_read(link_path, buf, sizeof buf, err);
+	if (rc)
+		return rc;
+	if (buf[0] != '/') {
+		xb_err_set(err, XB_E_TARGET, "%s does not hold an absolute path (\"%s\")", link_path, buf);
+		return xb_err_hint(err, "a " LINK_END " file names where a DATA DIRECTORY tablespace lives; fix or remove it");
+	}
+	return xb_path_resolve(out, n, "/", buf, err);
+}
+
 /* ---- the list */
 
 static inv_file *add(inventory *inv, inv_kind kind, const char *path, const char *rel, xb_error *err)

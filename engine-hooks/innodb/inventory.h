@@ -137,6 +137,10 @@ int inv_read_page0(const char *path, innodb_space_info *info, xb_error *err);
  * XB_E_IO_READ when it cannot be read; out is "" when it holds nothing. */
 int inv_link_read(const char *link_path, char *out, size_t n, xb_error *err);
 
+/* Where a DATA DIRECTORY tablespace is to be restored: the path its link file
+ * holds, which must be absolute (XB_E_TARGET, with a hint, when it is not). */
+int inv_link_target(const char *link_path, char *out, size_t n, xb_error *err);
+
 /* ---- names */
 
 bool inv_is_undo_name(const char *name);   /* an undo tablespace: "undo" and three digits */

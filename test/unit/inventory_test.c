@@ -274,6 +274,18 @@ static void test_read(void)
 	put_text("read/empty.isl", "\n");
 	CU_ASSERT_EQUAL(inv_link_read(in_root("read/empty.isl"), path, sizeof path, &err), 0);
 	CU_ASSERT_STRING_EQUAL(path, "");
+
+	/* where a restore puts a DATA DIRECTORY table: only an absolute path will do */
+	CU_ASSERT_EQUAL(inv_link_target(in_root("read/crlf.isl"), path, sizeof path, &err), 0);
+	CU_ASSERT_STRING_EQUAL(path, "/data/ext/db/t.ibd");
+	put_text("read/rel.isl", "ext/db/t.ibd\n");
+	CU_ASSERT_EQUAL(inv_link_target(in_root("read/rel.isl"), path, sizeof path, &err), XB_E_TARGET);
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof want, "%s does not hold an absolute path (\"ext/db/t.ibd\")", in_root("read/rel.isl"));
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
+	CU_ASSERT_STRING_EQUAL(err.hint, "a .isl file names where a DATA DIRECTORY tablespace lives; fix or remove it");
+	CU_ASSERT_EQUAL(inv_link_target(in_root("read/empty.isl"), path, sizeof path, &err), XB_E_TARGET);
+	CU_ASSERT_EQUAL(inv_link_target(in_root("read/t_dd.isl"), path, 8, &err), XB_E_USAGE); /* never cut short */
 }
 
 /* ---- a server */
