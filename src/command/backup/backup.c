@@ -37,6 +37,7 @@
 #include "common/progress.h"
 #include "common/throttle.h"
 #include "innodb/datafile.h"
+#include "innodb/inventory.h"
 #include "innodb/redo.h"
 #include "innodb/redo_follower.h"
 #include "platform/ioprio.h"
@@ -175,17 +176,12 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 		o.chunk_bytes = c->batch_bytes;
 	innodb_space_info sys;
 	if (f->system_space && f->first_page_no > 0) {
-		/* ibdata2..: the page size and format come from page 0 in ibdata1 */
+		/* a later system tablespace file: the page size and format come from page 0 of the first */
 		const bfile *first = NULL;
 		for (size_t i = 0; i < c->files.n && !first; i++)
 			if (c->files.v[i].system_space && c->files.v[i].first_page_no == 0)
 				first = &c->files.v[i];
-		uint8_t buf[65536];
-		int fd = first ? open(first->src, O_RDONLY | O_CLOEXEC) : -1;
-		ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf, 0) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n < 4096 || innodb_page0_parse(buf, (size_t)n, &sys, err))
+		if (!first || inv_read_page0(first->src, &sys, err))
 			return xb_err_set(err, XB_E_IO_READ, "cannot read page 0 of the system tablespace for %s", f->src);
 		o.space = &sys;
 	}

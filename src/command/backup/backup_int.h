@@ -19,7 +19,7 @@
 #include "sink/sink.h"
 
 enum bfile_kind {
-	BF_INNODB,      /* .ibd, ibdata*, undo*: copied page by page with validation */
+	BF_INNODB,      /* a tablespace file of the inventory: copied page by page with validation */
 	BF_PLAIN,       /* copied as bytes under BLOCK_DDL (.frm, MyISAM, CSV, ...) */
 	BF_AT_COMMIT,   /* Aria tables and logs, log tables: copied under BLOCK_COMMIT */
 };

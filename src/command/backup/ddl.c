@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "innodb/inventory.h"
 
 enum { FOP_CREATE = 1, FOP_DELETE = 2, FOP_RENAME = 3, FOP_MODIFY = 4 };
 
@@ -45,15 +46,6 @@ void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, co
 	default:
 		break;
 	}
-}
-
-/* "db/t1.ibd" -> "db/t1" + ext */
-static void with_ext(char *out, size_t n, const char *rel, const char *ext)
-{
-	size_t l = strlen(rel);
-	if (l > 4 && !strcmp(rel + l - 4, ".ibd"))
-		l -= 4;
-	snprintf(out, n, "%.*s%s", (int)l, rel, ext);
 }
 
 static const bfile *find_rel(const bfile_list *l, const char *rel)
@@ -81,10 +73,11 @@ int ddl_reconcile(backup_ctx *c, xb_error *err)
 		const bfile *cur = find_rel(&now, f->rel);
 		if (cur && cur->space_id == f->space_id && f->space_id != UINT32_MAX)
 			continue;
-		if (!strncmp(f->rel, "undo", 4) && !strchr(f->rel, '/'))
+		if (inv_is_undo_name(f->rel))
 			continue;
 		char del[4096];
-		with_ext(del, sizeof del, f->rel, ".del");
+		if ((rc = inv_marker_name(del, sizeof del, NULL, f->rel, ".del", err)))
+			break;
 		xb_info("Tablespace %u at %s was dropped, renamed or rebuilt during the backup: writing %s",
 			f->space_id, f->rel, del);
 		rc = xb_sink_put(c->meta_sink, del, "", 0, err);
@@ -99,10 +92,10 @@ int ddl_reconcile(backup_ctx *c, xb_error *err)
 		if (old && old->copied && old->space_id == n->space_id && n->space_id != UINT32_MAX)
 			continue;
 		char rel[4096];
-		if (!strncmp(n->rel, "undo", 4) && !strchr(n->rel, '/'))
+		if (inv_is_undo_name(n->rel))
 			snprintf(rel, sizeof rel, "%s", n->rel); /* undo files are never renamed: copy in place */
-		else
-			with_ext(rel, sizeof rel, n->rel, ".new");
+		else if ((rc = inv_marker_name(rel, sizeof rel, NULL, n->rel, ".new", err)))
+			break;
 		xb_info("Tablespace %u at %s was created, renamed or rebuilt during the backup: copying it as %s",
 			n->space_id, n->rel, rel);
 		rc = copy_innodb_one(c, n, rel, 0, err);
