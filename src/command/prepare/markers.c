@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "innodb/inventory.h"
 
 #define REN_TMP ".xbren"
 
@@ -97,14 +98,6 @@ static int find(const char *dir, const char *ext, names *out, xb_error *err)
 	return rc ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
 }
 
-/* dir/rel with its extension replaced by ext. */
-static void swap_ext(char *out, size_t n, const char *dir, const char *rel, const char *ext)
-{
-	const char *dot = strrchr(rel, '.');
-	int len = dot ? (int)(dot - rel) : (int)strlen(rel);
-	snprintf(out, n, "%s/%.*s%s", dir, len, rel, ext);
-}
-
 static int gone(const char *path, xb_error *err)
 {
 	if (unlink(path) && errno != ENOENT)
@@ -118,7 +111,8 @@ static int do_dels(const char *dir, int *n, xb_error *err)
 	int rc = find(dir, ".del", &l, err);
 	for (size_t i = 0; i < l.n && !rc; i++) {
 		char ibd[4096], marker[4096];
-		swap_ext(ibd, sizeof ibd, dir, l.v[i], ".ibd");
+		if ((rc = inv_table_file_of(ibd, sizeof ibd, dir, l.v[i], err)))
+			break;
 		snprintf(marker, sizeof marker, "%s/%s", dir, l.v[i]);
 		xb_info("Deleting %s (dropped or rebuilt during the backup)", ibd);
 		rc = gone(ibd, err);
@@ -144,8 +138,7 @@ static int ren_target(const char *dir, const char *marker, char *out, size_t n, 
 	buf[strcspn(buf, "\r\n")] = 0;
 	if (!*buf || buf[0] == '/' || strstr(buf, ".."))
 		return xb_err_set(err, XB_E_TARGET, "rename marker %s holds an unusable name \"%s\"", marker, buf);
-	snprintf(out, n, "%s/%s.ibd", dir, buf);
-	return 0;
+	return inv_table_file(out, n, dir, buf, err);
 }
 
 static int do_rens(const char *dir, int *n, xb_error *err)
@@ -154,13 +147,15 @@ static int do_rens(const char *dir, int *n, xb_error *err)
 	int rc = find(dir, ".ren", &l, err);
 	char src[4096], tmp[4200], dst[4096], marker[4096];
 	for (size_t i = 0; i < l.n && !rc; i++) { /* step 1: every source to a temporary name */
-		swap_ext(src, sizeof src, dir, l.v[i], ".ibd");
+		if ((rc = inv_table_file_of(src, sizeof src, dir, l.v[i], err)))
+			break;
 		snprintf(tmp, sizeof tmp, "%s%s", src, REN_TMP);
 		if (rename(src, tmp) && errno != ENOENT)
 			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", src, strerror(errno));
 	}
 	for (size_t i = 0; i < l.n && !rc; i++) { /* step 2: temporary names to the targets */
-		swap_ext(src, sizeof src, dir, l.v[i], ".ibd");
+		if ((rc = inv_table_file_of(src, sizeof src, dir, l.v[i], err)))
+			break;
 		snprintf(tmp, sizeof tmp, "%s%s", src, REN_TMP);
 		snprintf(marker, sizeof marker, "%s/%s", dir, l.v[i]);
 		rc = ren_target(dir, marker, dst, sizeof dst, err);
@@ -184,7 +179,8 @@ static int do_news(const char *dir, int *n, xb_error *err)
 	for (size_t i = 0; i < l.n && !rc; i++) {
 		char from[4096], to[4096];
 		snprintf(from, sizeof from, "%s/%s", dir, l.v[i]);
-		swap_ext(to, sizeof to, dir, l.v[i], ".ibd");
+		if ((rc = inv_table_file_of(to, sizeof to, dir, l.v[i], err)))
+			break;
 		xb_info("Renaming %s to %s", from, to);
 		if (rename(from, to))
 			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", from, to, strerror(errno));
