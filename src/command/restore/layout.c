@@ -28,7 +28,9 @@
 #include "command/warm/warm.h"
 
 #include "common/log.h"
+#include "common/path.h"
 #include "config/mycnf.h"
+#include "innodb/inventory.h"
 
 /* ---- paths */
 
@@ -54,30 +56,32 @@ static int dir_opt(const char *v, const char *datadir, char *out, const char *wh
 	return absolute(datadir, v && *v ? v : ".", out, PATH_MAX, what, err);
 }
 
-/* Names of the system tablespace files in an innodb_data_file_path value. */
+/* Names of the system tablespace files in an innodb_data_file_path value
+ * (one the server would not take places nothing: a warning). */
 static void add_sys_names(restore_layout *l, const char *spec)
 {
-	while (spec && *spec) {
-		const char *end = strchr(spec, ';');
-		size_t len = end ? (size_t)(end - spec) : strlen(spec);
-		const char *colon = memchr(spec, ':', len);
-		size_t nlen = colon ? (size_t)(colon - spec) : len;
-		/* a Windows drive ("C:\...") is not a separator; not our concern here */
-		if (nlen > 0 && l->n_sys < 64) {
-			char *name = strndup(spec, nlen);
-			bool dup = false;
-			for (int i = 0; name && i < l->n_sys; i++)
-				dup |= !strcmp(l->sys_names[i], name);
-			char **nv = dup || !name ? NULL : realloc(l->sys_names, sizeof *nv * (size_t)(l->n_sys + 1));
-			if (nv) {
-				nv[l->n_sys++] = name;
-				l->sys_names = nv;
-			} else {
-				free(name);
-			}
-		}
-		spec = end ? end + 1 : NULL;
+	if (!spec || !*spec)
+		return;
+	inv_dfp d;
+	xb_error e;
+	if (inv_dfp_parse(spec, 0, &d, &e)) {
+		xb_warn("%s: ignored", e.msg);
+		return;
 	}
+	for (int k = 0; k < d.n && l->n_sys < 64; k++) {
+		char *name = strdup(d.part[k].name);
+		bool dup = false;
+		for (int i = 0; name && i < l->n_sys; i++)
+			dup |= !strcmp(l->sys_names[i], name);
+		char **nv = dup || !name ? NULL : realloc(l->sys_names, sizeof *nv * (size_t)(l->n_sys + 1));
+		if (nv) {
+			nv[l->n_sys++] = name;
+			l->sys_names = nv;
+		} else {
+			free(name);
+		}
+	}
+	inv_dfp_free(&d);
 }
 
 /* innodb_data_file_path as the backup recorded it in backup-my.cnf. */
@@ -126,7 +130,7 @@ int layout_resolve(const restore_settings *s, const char *backup_dir, restore_la
 	add_sys_names(l, s->data_file_path);
 	backup_sys_names(l, backup_dir);
 	if (l->n_sys == 0)
-		add_sys_names(l, "ibdata1");
+		add_sys_names(l, INV_DATA_FILE_PATH_DEFAULT);
 	return 0;
 }
 
@@ -145,16 +149,6 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && !strcmp(s + a - b, suffix);
-}
-
-static bool is_undo(const char *name)
-{
-	if (strncmp(name, "undo", 4) || !name[4])
-		return false;
-	for (const char *p = name + 4; *p; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return true;
 }
 
 /* Files of the backup that are not restored. */
@@ -200,45 +194,23 @@ static int add(rplan *p, const char *src, const char *rel, const char *dst, uint
 	return 0;
 }
 
-/* Where a DATA DIRECTORY tablespace goes: the path its .isl file holds. */
-static int isl_target(const char *isl_path, char *out, size_t n, xb_error *err)
-{
-	FILE *f = fopen(isl_path, "r");
-	if (!f)
-		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", isl_path, strerror(errno));
-	char buf[PATH_MAX];
-	size_t k = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[k] = 0;
-	while (k && (buf[k - 1] == '\n' || buf[k - 1] == '\r' || buf[k - 1] == ' '))
-		buf[--k] = 0;
-	if (buf[0] != '/') {
-		xb_err_set(err, XB_E_TARGET, "%s does not hold an absolute path (\"%s\")", isl_path, buf);
-		return xb_err_hint(err, "a .isl file names where a DATA DIRECTORY tablespace lives; fix or remove it");
-	}
-	snprintf(out, n, "%s", buf);
-	return 0;
-}
-
 static int place_top(const restore_layout *l, const char *name, char *dst, size_t n)
 {
 	const char *dir = l->datadir;
-	if (is_undo(name))
+	if (inv_is_undo_name(name))
 		dir = l->undo_dir;
-	else if (!strcmp(name, "ib_logfile0"))
+	else if (inv_is_redo_name(name))
 		dir = l->log_dir;
 	else if (!strncmp(name, "aria_log", 8))
 		dir = l->aria_log_dir;
 	for (int i = 0; i < l->n_sys; i++) {
 		const char *s = l->sys_names[i];
-		const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
-		if (!strcmp(base, name)) /* innodb_data_home_dir="" with absolute paths: the path itself */
-			return snprintf(dst, n, "%s%s%s", s[0] == '/' ? "" : l->data_home, s[0] == '/' ? "" : "/", s) >=
-					       (int)n
+		if (!strcmp(xb_path_base(s), name)) /* innodb_data_home_dir="" with absolute paths: the path itself */
+			return (s[0] == '/' ? xb_path_resolve(dst, n, "/", s, NULL) : xb_path_join(dst, n, l->data_home, s, NULL))
 				       ? -1
 				       : 0;
 	}
-	return snprintf(dst, n, "%s/%s", dir, name) >= (int)n ? -1 : 0;
+	return xb_path_join(dst, n, dir, name, NULL) ? -1 : 0;
 }
 
 static int walk(const char *root, const char *rel, const restore_layout *l, rplan *p, xb_error *err)
@@ -287,11 +259,12 @@ static int walk(const char *root, const char *rel, const restore_layout *l, rpla
 		int k;
 		if (top) {
 			k = place_top(l, e->d_name, dst, sizeof dst);
-		} else if (ends_with(e->d_name, ".ibd")) {
+		} else if (inv_is_table_file(e->d_name)) {
 			char isl[PATH_MAX * 2];
-			snprintf(isl, sizeof isl, "%.*sisl", (int)(strlen(src) - 3), src);
+			if ((rc = inv_link_file_of(isl, sizeof isl, NULL, src, err)))
+				break;
 			if (access(isl, F_OK) == 0) {
-				if ((rc = isl_target(isl, dst, sizeof dst, err)))
+				if ((rc = inv_link_target(isl, dst, sizeof dst, err))) /* DATA DIRECTORY */
 					break;
 				k = 0;
 			} else {
