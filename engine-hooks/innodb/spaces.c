@@ -1,29 +1,27 @@
 /*
- * spaces.c - find, identify and open the tablespace files of a backup.
+ * spaces.c - identify and open the tablespace files of a backup.
  *
- * The scan reads the first 64 KiB of each candidate file (page 0 is at offset
- * 0 whatever the page size), parses page 0 and stores the file in a hash
- * keyed by space id. The system tablespace's parts come from the
- * innodb_data_file_path syntax (name:size[:autoextend];...); their page
- * counts are taken from the files' actual sizes, and only the last part is
- * ever extended. Everything else is plain POSIX I/O.
+ * The files are those the inventory finds in the backup directory
+ * (inv_scan_backup, which has read page 0 of each); they are stored in a
+ * hash keyed by space id. The system tablespace is one entry with a part per
+ * file, numbered as the inventory numbers them (by the files' actual
+ * sizes); only the last part is ever extended. Files are fsynced by the
+ * parallel executor. Everything else is plain POSIX I/O.
  */
 #include "innodb/spaces.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SYNC_THREADS_MAX 8 /* fsyncs at once */
+#include "common/parallel.h"
+#include "innodb/inventory.h"
 
-#define PAGE0_READ 65536u
+#define SYNC_THREADS_MAX 8 /* fsyncs at once */
 
 static size_t id_hash(uint32_t id, size_t mask)
 {
@@ -114,116 +112,46 @@ static int add_unknown(spaces *s, const space_file *f, xb_error *err)
 	return 0;
 }
 
-/* Read page 0 of path into f (one part). Returns 0 identified, 1 not identifiable, else an error. */
-static int probe(const char *path, const char *rel, space_file *f, xb_error *err)
+/* The inventory's file f as a space of one part: 0 identified, 1 not (its
+ * page 0 is not valid yet), else an error. */
+static int from_inventory(const inv_file *in, space_file *f, xb_error *err)
 {
 	memset(f, 0, sizeof *f);
 	f->part[0].fd = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
-	struct stat st;
-	uint8_t *buf = malloc(PAGE0_READ);
-	ssize_t n = buf && fstat(fd, &st) == 0 ? pread(fd, buf, PAGE0_READ, 0) : -1;
-	int saved = errno;
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(saved));
-	}
-	f->part[0].path = strdup(path);
-	f->rel = strdup(rel);
+	f->part[0].path = strdup(in->path);
+	f->rel = strdup(in->rel);
 	f->n_parts = 1;
-	xb_error perr;
-	int rc = innodb_page0_parse(buf, (size_t)n, &f->info, &perr);
-	free(buf);
 	if (!f->part[0].path || !f->rel)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	if (rc)
+	if (!in->identified)
 		return 1;
-	f->space_id = f->info.space_id;
+	f->info = in->info;
+	f->space_id = in->info.space_id;
 	f->identified = true;
-	f->io_block = st.st_blksize >= 512 && st.st_blksize <= 65536 ? (uint32_t)st.st_blksize : 4096;
-	f->part[0].n_pages = (uint64_t)st.st_size / f->info.physical_size;
+	f->io_block = in->fs_block;
+	f->part[0].n_pages = in->size / f->info.physical_size;
 	return 0;
 }
 
-static bool is_undo_name(const char *n)
+/* The system tablespace: the first file identified by page 0, the others
+ * added as parts. */
+static int add_system_part(space_file *sys, const inv_file *in, xb_error *err)
 {
-	return !strncmp(n, "undo", 4) && strlen(n) == 7 && strspn(n + 4, "0123456789") == 3;
-}
-
-static bool ends_with(const char *n, const char *suf)
-{
-	size_t a = strlen(n), b = strlen(suf);
-	return a > b && !strcmp(n + a - b, suf);
-}
-
-static int scan_file(spaces *s, const char *rel, xb_error *err)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", s->dir, rel);
-	space_file f;
-	int rc = probe(path, rel, &f, err);
-	if (rc == 0)
-		rc = add(s, &f, err);
-	else if (rc == 1)
-		rc = add_unknown(s, &f, err);
-	if (rc)
-		file_free(&f);
-	return rc;
-}
-
-/* The system tablespace: parts from the data file path, page 0 in the first. */
-static int scan_system(spaces *s, const char *spec, xb_error *err)
-{
-	char *copy = strdup(spec ? spec : "ibdata1:12M:autoextend"), *save = NULL;
-	if (!copy)
-		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	space_file f;
-	memset(&f, 0, sizeof f);
-	int rc = 0;
-	for (char *tok = strtok_r(copy, ";", &save); tok && !rc; tok = strtok_r(NULL, ";", &save)) {
-		char *colon = strchr(tok, ':');
-		if (colon)
-			*colon = 0;
-		if (!*tok)
-			continue;
-		if (f.n_parts == 0) {
-			char path[4096];
-			snprintf(path, sizeof path, "%s/%s", s->dir, tok);
-			if (access(path, F_OK))
-				break; /* no system tablespace: reported when the log needs it */
-			rc = probe(path, tok, &f, err);
-			if (rc == 1)
-				rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: page 0 of the system tablespace is not valid",
-						path);
-			continue;
-		}
-		if (f.n_parts == SPACES_MAX_PARTS) {
-			rc = xb_err_set(err, XB_E_USAGE, "innodb_data_file_path has more than %d files", SPACES_MAX_PARTS);
-			break;
-		}
-		space_part *p = &f.part[f.n_parts];
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", s->dir, tok);
-		struct stat st;
-		if (stat(path, &st)) {
-			rc = xb_err_set(err, XB_E_MISSING_FILE, "system tablespace file %s is missing", path);
-			break;
-		}
-		p->fd = -1;
-		p->path = strdup(path);
-		p->first_page = f.part[f.n_parts - 1].first_page + f.part[f.n_parts - 1].n_pages;
-		p->n_pages = (uint64_t)st.st_size / f.info.physical_size;
-		f.n_parts++;
+	if (in->part == 0) {
+		int rc = from_inventory(in, sys, err); /* the inventory refuses a first file not identified */
+		return rc == 1 ? xb_err_set(err, XB_E_INTERNAL, "%s: the system tablespace is not identified", in->path) : rc;
 	}
-	free(copy);
-	if (!rc && f.n_parts)
-		rc = add(s, &f, err);
-	if (rc && f.n_parts)
-		file_free(&f);
-	return rc;
+	if (sys->n_parts == SPACES_MAX_PARTS)
+		return xb_err_set(err, XB_E_USAGE, "innodb_data_file_path has more than %d files", SPACES_MAX_PARTS);
+	space_part *p = &sys->part[sys->n_parts];
+	p->fd = -1;
+	p->path = strdup(in->path);
+	if (!p->path)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	p->first_page = in->first_page;
+	p->n_pages = in->size / sys->info.physical_size;
+	sys->n_parts++;
+	return 0;
 }
 
 int spaces_scan(spaces *s, const char *dir, const char *data_file_path, xb_error *err)
@@ -232,39 +160,32 @@ int spaces_scan(spaces *s, const char *dir, const char *data_file_path, xb_error
 	s->dir = strdup(dir);
 	if (!s->dir || grow(s))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	int rc = scan_system(s, data_file_path, err);
-	DIR *d = rc ? NULL : opendir(dir);
-	if (!rc && !d)
-		return xb_err_set(err, XB_E_TARGET, "cannot read directory %s: %s", dir, strerror(errno));
-	struct dirent *e;
-	while (!rc && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
+	inventory inv;
+	int rc = inv_scan_backup(dir, data_file_path, &inv, err);
+	/* the system tablespace first (the inventory lists its files first) */
+	space_file sys;
+	memset(&sys, 0, sizeof sys);
+	size_t i = 0;
+	for (; !rc && i < inv.n && inv.v[i].kind == INV_SYSTEM; i++)
+		rc = add_system_part(&sys, &inv.v[i], err);
+	if (!rc && sys.n_parts)
+		rc = add(s, &sys, err);
+	if (rc && sys.n_parts)
+		file_free(&sys);
+	for (; !rc && i < inv.n; i++) {
+		const inv_file *in = &inv.v[i];
+		if (in->kind == INV_REDO)
 			continue;
-		if (is_undo_name(e->d_name) || ends_with(e->d_name, ".ibd")) {
-			rc = scan_file(s, e->d_name, err);
-			continue;
-		}
-		char sub[4096];
-		snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-		struct stat st;
-		if (stat(sub, &st) || !S_ISDIR(st.st_mode))
-			continue;
-		DIR *d2 = opendir(sub);
-		if (!d2)
-			return closedir(d), xb_err_set(err, XB_E_IO_READ, "cannot read directory %s: %s", sub,
-							 strerror(errno));
-		struct dirent *e2;
-		while (!rc && (e2 = readdir(d2))) {
-			if (e2->d_name[0] == '.' || !ends_with(e2->d_name, ".ibd"))
-				continue;
-			char rel[4096];
-			snprintf(rel, sizeof rel, "%s/%s", e->d_name, e2->d_name);
-			rc = scan_file(s, rel, err);
-		}
-		closedir(d2);
+		space_file f;
+		rc = from_inventory(in, &f, err);
+		if (rc == 0)
+			rc = add(s, &f, err);
+		else if (rc == 1)
+			rc = add_unknown(s, &f, err);
+		if (rc)
+			file_free(&f);
 	}
-	if (d)
-		closedir(d);
+	inv_free(&inv);
 	return rc;
 }
 
@@ -411,27 +332,18 @@ int spaces_truncate(space_file *f, uint64_t n_pages, xb_error *err)
 	return resize(f, n_pages, true, err);
 }
 
-/* The files to fsync, shared by the threads that fsync them. */
+/* The files to fsync, shared by the workers that fsync them. */
 typedef struct sync_job {
-	space_part **parts;
-	size_t n;
-	_Atomic size_t next;
-	_Atomic int failed;   /* index + 1 of the first part that failed */
-	int err_no;
+	space_part **parts;   /* open parts of the files written to */
+	size_t n;             /* how many */
 } sync_job;
 
-static void *sync_main(void *arg)
+static int sync_one(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
 {
-	sync_job *j = arg;
-	for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n && !atomic_load(&j->failed);) {
-		if (fsync(j->parts[i]->fd)) {
-			int zero = 0;
-			int e = errno;
-			if (atomic_compare_exchange_strong(&j->failed, &zero, (int)i + 1))
-				j->err_no = e;
-		}
-	}
-	return NULL;
+	const sync_job *j = ctx;
+	if (fsync(j->parts[i]->fd))
+		return xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", j->parts[i]->path, strerror(errno));
+	return 0;
 }
 
 int spaces_sync(spaces *s, int threads, xb_error *err)
@@ -448,19 +360,9 @@ int spaces_sync(spaces *s, int threads, xb_error *err)
 				j.parts[j.n++] = &f->part[k];
 	}
 	/* several fsyncs at once keep the device's queue full */
-	pthread_t tid[SYNC_THREADS_MAX];
-	int nt = threads < 1 ? 1 : threads > SYNC_THREADS_MAX ? SYNC_THREADS_MAX : threads, started = 0;
-	if ((size_t)nt > j.n)
-		nt = (int)j.n;
-	for (int t = 1; t < nt; t++)
-		if (!pthread_create(&tid[started], NULL, sync_main, &j))
-			started++;
-	sync_main(&j);
-	for (int t = 0; t < started; t++)
-		pthread_join(tid[t], NULL);
-	int failed = atomic_load(&j.failed), rc = 0;
-	if (failed)
-		rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", j.parts[failed - 1]->path, strerror(j.err_no));
+	xb_parallel_cfg cfg = {.threads = threads > SYNC_THREADS_MAX ? SYNC_THREADS_MAX : threads, .jobs = j.n,
+			       .ctx = &j, .job = sync_one};
+	int rc = j.n ? xb_parallel_run(&cfg, err) : 0;
 	for (size_t i = 0; !rc && i < s->cap; i++) {
 		space_file *f = spaces_at(s, i);
 		if (f)

@@ -1,10 +1,11 @@
 /*
  * spaces.h - the InnoDB tablespace files of a backup directory, by space id.
  *
- * spaces_scan() finds the system tablespace files (innodb_data_file_path,
- * default ibdata1), the undo tablespaces (undoNNN) and every .ibd in the
- * directory and its database subdirectories, reads page 0 of each and keys
- * the file by the space id found there. A file whose page 0 is not valid
+ * spaces_scan() takes the files the inventory finds in the directory
+ * (innodb/inventory.h: the system tablespace files innodb_data_file_path
+ * names, the undo tablespaces, the tables of the directory and of its
+ * database subdirectories, with page 0 read) and keys each by the space id
+ * of its page 0. A file whose page 0 is not valid
  * (a tablespace created during the backup whose first page was not yet
  * written) is kept aside under its name; recovery can claim it by the name
  * the redo log gives the space. The system tablespace may span several files:
@@ -38,7 +39,7 @@ typedef struct space_file {
 	innodb_space_info info; /* from page 0 (or from the log's flags for an unidentified file) */
 	space_part part[SPACES_MAX_PARTS];
 	int n_parts;
-	char *rel;          /* name relative to the backup directory ("db/t.ibd", "ibdata1") */
+	char *rel;          /* name relative to the backup directory (the inventory's rel) */
 	uint32_t io_block;  /* the file system's block size: page_compressed pages are written in these units */
 	bool identified;    /* page 0 gave the space id */
 	bool written;       /* needs fsync */
@@ -55,8 +56,9 @@ typedef struct spaces {
 	char *dir;
 } spaces;
 
-/* Scan dir. data_file_path: the system tablespace spec (NULL: "ibdata1:12M:autoextend").
- * Two files with the same space id are an error (XB_E_CORRUPT_PAGE naming both). */
+/* Scan dir. data_file_path: the system tablespace spec (NULL: the server's default;
+ * one the server would not take is XB_E_CONFIG). Two files with the same space id
+ * are an error (XB_E_CORRUPT_PAGE naming both). */
 int spaces_scan(spaces *s, const char *dir, const char *data_file_path, xb_error *err);
 void spaces_free(spaces *s);
 
@@ -90,7 +92,7 @@ int spaces_map_pages(space_file *f);
 bool spaces_page_written(const space_file *f, uint32_t page_no);
 void spaces_mark_written(space_file *f, uint32_t page_no);
 
-/* fsync every file written to, on up to threads threads at once. */
+/* fsync every file written to, on up to threads threads at once (at most 8). */
 int spaces_sync(spaces *s, int threads, xb_error *err);
 
 /* Iterate: the i-th identified file for i < s->cap (NULL for empty slots). */
