@@ -36,17 +36,8 @@
 
 static int absolute(const char *base, const char *path, char *out, size_t n, const char *what, xb_error *err)
 {
-	int k;
-	if (path[0] == '/')
-		k = snprintf(out, n, "%s", path);
-	else if (!strcmp(path, ".") || !strcmp(path, "./"))
-		k = snprintf(out, n, "%s", base);
-	else
-		k = snprintf(out, n, "%s/%s", base, path[0] == '.' && path[1] == '/' ? path + 2 : path);
-	if (k < 0 || (size_t)k >= n)
+	if (xb_path_resolve(out, n, base, path, NULL))
 		return xb_err_set(err, XB_E_USAGE, "%s is too long: %s", what, path);
-	while (k > 1 && out[k - 1] == '/')
-		out[--k] = 0;
 	return 0;
 }
 
