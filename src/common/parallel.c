@@ -102,7 +102,7 @@ int xb_parallel_run(const xb_parallel_cfg *cfg, xb_error *err)
 	int started = 0;
 	for (int i = 0; i < nt; i++)
 		w[i] = (worker){.p = &p, .id = i + 1};
-	if (nt > 1) {
+	if (nt > 1 || cfg->tick) { /* ticks need the caller free: even one worker gets a thread */
 		for (int i = 0; i < nt; i++) {
 			atomic_fetch_add(&p.running, 1);
 			if (pthread_create(&w[i].tid, NULL, worker_main, &w[i])) {

@@ -7,8 +7,8 @@
  * is handed out, jobs under way can see it through xb_parallel_stopping(),
  * and xb_parallel_run() returns that first error once every worker has
  * ended. Meanwhile the calling thread can do periodic work (tick): watching
- * the redo follower during a copy, say. With one thread, or when no thread can
- * be started, the jobs run on the calling thread (with no ticks).
+ * the redo follower during a copy, say. With one thread and no tick, or when
+ * no thread can be started, the jobs run on the calling thread (with no ticks).
  */
 #ifndef XB_PARALLEL_H
 #define XB_PARALLEL_H

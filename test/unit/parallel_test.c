@@ -166,6 +166,20 @@ static void test_tick_runs_and_stops(void)
 		total += atomic_load(&t->ran[i]);
 	CU_ASSERT_TRUE(total < 200);
 	free(t);
+
+	/* one worker with a tick: it runs on a thread of its own, the caller ticks */
+	t = new_ctx();
+	t->slow = true;
+	c.ctx = t;
+	c.threads = 1;
+	c.jobs = 50;
+	c.worker_end = wend;
+	xb_err_clear(&e);
+	CU_ASSERT_EQUAL(xb_parallel_run(&c, &e), 0);
+	CU_ASSERT_EQUAL(atomic_load(&t->by[1]), 50);
+	CU_ASSERT_TRUE(atomic_load(&t->ticks) >= 2); /* 50 jobs of 2 ms: ~100 ms, a tick every 10 */
+	CU_ASSERT_TRUE(t->end_on_caller);
+	free(t);
 }
 
 static void test_one_thread_on_caller(void)
