@@ -2,9 +2,10 @@
  * backup_int.h - state shared by the parts of the --backup command.
  *
  * backup.c runs the sequence (connect, redo follower, copy, locks, finish);
- * scan.c finds the files to copy; ddl.c reconciles tablespaces created,
- * renamed or dropped while they were being copied; meta.c writes the
- * metadata files. They share this context.
+ * layout.c learns where the server keeps its files; scan.c finds the files
+ * to copy; copy.c copies them; stage.c takes the BACKUP STAGE locks; ddl.c
+ * reconciles tablespaces created, renamed or dropped while they were being
+ * copied; meta.c writes the metadata files. They share this context.
  */
 #ifndef XB_BACKUP_INT_H
 #define XB_BACKUP_INT_H
@@ -48,6 +49,7 @@ typedef struct server_layout {
 	char data_file_path[1024];     /* innodb_data_file_path */
 	char undo_dir[4096];           /* innodb_undo_directory */
 	char log_dir[4096];            /* innodb_log_group_home_dir */
+	char log_file[4200];           /* the redo log in it */
 	char aria_log_dir[4096];       /* aria_log_dir_path */
 	uint32_t page_size;            /* innodb_page_size */
 	uint64_t log_file_size;        /* innodb_log_file_size */
@@ -102,6 +104,7 @@ typedef struct backup_ctx {
 	bool target_is_local_dir;      /* the data sink is a plain directory: no stream, no filter */
 	struct xb_iogate *iogate;      /* read/write phases of the datafile copy; NULL = read-ahead streaming */
 	size_t batch_bytes;            /* with iogate: bytes each copy thread reads and writes at a time */
+	struct xb_throttle *limiter;   /* --throttle, or the adjustable limiter of --pace=auto; NULL = neither */
 } backup_ctx;
 
 /* scan.c */
@@ -111,9 +114,27 @@ void bfile_list_free(bfile_list *l);
 int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err);
 int read_space_id(const char *path, uint32_t *space_id);
 
-/* copy of plain files (backup.c) */
+/* layout.c: where the server keeps its files (its variables; our directory options win) */
+int layout_read(backup_ctx *c, xb_error *err);
+
+/* copy.c: the rate limiter of --throttle / --pace=auto (c->limiter); a file
+ * copied as bytes; one InnoDB datafile (page by page, validated; a vanished or
+ * unready file is marked for BLOCK_DDL); every InnoDB file on --parallel
+ * workers while the redo follower is watched; every file of a kind, in order */
+int copy_limiter_open(backup_ctx *c, xb_error *err);
+void copy_limiter_close(backup_ctx *c);
 int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err);
 int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err);
+int copy_innodb_all(backup_ctx *c, struct pacer *pc, xb_error *err);
+int copy_kind(backup_ctx *c, int kind, xb_error *err);
+
+/* stage.c: take BACKUP STAGE name (nothing with --no-lock); --safe-slave-backup's
+ * stop and restart of the replica SQL thread; under BLOCK_COMMIT, the redo made
+ * durable and copied, positions recorded, the follower stopped (to_lsn, last_lsn) */
+int stage_enter(backup_ctx *c, const char *name, xb_error *err);
+int stage_replica_stop(backup_ctx *c, xb_error *err);
+void stage_replica_restart(backup_ctx *c);
+int stage_finish_redo(backup_ctx *c, xb_error *err);
 
 /* ddl.c */
 int ddl_reconcile(backup_ctx *c, xb_error *err);

@@ -1,0 +1,258 @@
+/*
+ * copy.c - copying the files of a backup into its sink.
+ *
+ * InnoDB datafiles are copied page by page with validation
+ * (engine-hooks/innodb/datafile.c), largest first, by --parallel workers of
+ * the parallel executor; meanwhile the main thread ticks every half second:
+ * it feeds the redo follower and the pacer the server's LSN and stops the
+ * copy when the follower fails or a signal comes. A file that vanished
+ * (DROP, RENAME) or whose page 0 is not written yet is left for BLOCK_DDL
+ * (ddl.c). Other files are copied as bytes, one after another, under the
+ * stage lock that keeps them still. --throttle and --pace=auto share one
+ * rate limiter, made here.
+ */
+#include "backup_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "common/iogate.h"
+#include "common/log.h"
+#include "common/parallel.h"
+#include "common/progress.h"
+#include "common/throttle.h"
+#include "innodb/datafile.h"
+#include "innodb/inventory.h"
+#include "innodb/redo_follower.h"
+#include "platform/clock.h"
+#include "platform/ioprio.h"
+#include "sink/sink_dir_ext.h"
+
+int copy_limiter_open(backup_ctx *c, xb_error *err)
+{
+	if (c->set.throttle)
+		return xb_throttle_create(c->set.throttle, &c->limiter, err);
+	if (c->set.pace && !(c->limiter = xb_throttle_new_adjustable()))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	return 0;
+}
+
+void copy_limiter_close(backup_ctx *c)
+{
+	if (c->limiter)
+		xb_throttle_free(c->limiter);
+	c->limiter = NULL;
+}
+
+int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err)
+{
+	int fd = open(f->src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0; /* dropped meanwhile: DDL is blocked now, so it is really gone */
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", f->src, strerror(errno));
+	}
+	xb_sink_file *out = xb_sink_open(c->sink, f->rel, err);
+	if (!out) {
+		close(fd);
+		return err ? err->code : XB_E_IO_WRITE;
+	}
+	static __thread char buf[1 << 20];
+	int rc = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", f->src, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if ((rc = xb_sink_write(out, buf, (size_t)n, err)))
+			break;
+		if (c->progress)
+			atomic_fetch_add((_Atomic uint64_t *)xb_progress_counter(c->progress), (uint64_t)n);
+	}
+	close(fd);
+	if (rc) {
+		xb_sink_abort(out);
+		return rc;
+	}
+	return xb_sink_close(out, err);
+}
+
+int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err)
+{
+	datafile_copy_opts o;
+	innodb_datafile_opts_init(&o);
+	o.worker = worker;
+	o.throttle = c->limiter;
+	o.system_space = f->system_space;
+	o.first_page_no = f->first_page_no;
+	o.should_stop = command_interrupted;
+	o.gate = c->iogate;
+	if (c->iogate)
+		o.chunk_bytes = c->batch_bytes;
+	innodb_space_info sys;
+	if (f->system_space && f->first_page_no > 0) {
+		/* a later system tablespace file: the page size and format come from page 0 of the first */
+		const bfile *first = NULL;
+		for (size_t i = 0; i < c->files.n && !first; i++)
+			if (c->files.v[i].system_space && c->files.v[i].first_page_no == 0)
+				first = &c->files.v[i];
+		if (!first || inv_read_page0(first->src, &sys, err))
+			return xb_err_set(err, XB_E_IO_READ, "cannot read page 0 of the system tablespace for %s", f->src);
+		o.space = &sys;
+	}
+	datafile_copy_stats st;
+	memset(&st, 0, sizeof st);
+	int rc = innodb_datafile_copy(f->src, rel, c->sink, &o, &st,
+				      c->progress ? xb_progress_counter(c->progress) : NULL, err);
+	if (rc && access(f->src, F_OK) && errno == ENOENT) {
+		xb_err_clear(err);
+		f->missing = true;
+		xb_log(worker, "%s disappeared before it was copied (DROP or RENAME): handled at BLOCK_DDL", f->src);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	if (st.deferred) {
+		f->deferred = true;
+		xb_log(worker, "%s is not ready (%s): copied at BLOCK_DDL", f->src, st.why);
+		return 0;
+	}
+	f->copied = true;
+	if (f->space_id == UINT32_MAX)
+		read_space_id(f->src, &f->space_id);
+	return 0;
+}
+
+/* Memory for read/write batches (see common/iogate.h), shared by the copy
+ * threads: measured on a virtual disk, a copy moving 256 MiB between
+ * switches ran 13% faster than one streaming 4 MiB chunks. */
+#define BATCH_BUDGET ((size_t)256 << 20)
+#define BATCH_MAX ((size_t)64 << 20)
+#define BATCH_MIN ((size_t)16 << 20)
+
+/* The datafile copy: its files and what the ticks need. */
+typedef struct copy_run {
+	backup_ctx *c;  /* backup */
+	pacer *pc;      /* --pace=auto */
+	bfile **todo;   /* InnoDB files, largest first */
+} copy_run;
+
+static int copy_start(void *ctx, int worker, void **wstate, xb_error *err)
+{
+	copy_run *r = ctx;
+	if (xb_ioprio_apply(r->c->set.io_class) && worker == 1)
+		xb_warn("cannot lower the I/O priority of the copy threads (--io-priority=%s)", r->c->set.io_priority);
+	return 0;
+}
+
+static int copy_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
+{
+	copy_run *r = ctx;
+	if (command_interrupted(err))
+		return err ? err->code : XB_E_INTERRUPTED;
+	return copy_innodb_one(r->c, r->todo[i], r->todo[i]->rel, worker, err);
+}
+
+/* Every half second: feed the follower and the pacer the server's LSN; stop
+ * when the follower failed or a signal came. */
+static int copy_tick(void *ctx, xb_error *err)
+{
+	copy_run *r = ctx;
+	backup_ctx *c = r->c;
+	uint64_t lsn;
+	if (xb_server_lsn(&c->srv, &lsn, err) == 0) {
+		redo_follower_note_server_lsn(c->rf, lsn);
+		pace_tick(c, r->pc, lsn);
+	} else {
+		xb_err_clear(err);
+	}
+	int rc = redo_follower_check(c->rf, err);
+	return rc ? rc : command_interrupted(err) ? (err ? err->code : XB_E_INTERRUPTED) : 0;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const bfile *x = *(bfile *const *)a, *y = *(bfile *const *)b;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+int copy_innodb_all(backup_ctx *c, pacer *pc, xb_error *err)
+{
+	copy_run r = {.c = c, .pc = pc, .todo = calloc(c->files.n ? c->files.n : 1, sizeof *r.todo)};
+	if (!r.todo)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	size_t n = 0;
+	uint64_t total = 0;
+	for (size_t i = 0; i < c->files.n; i++)
+		if (c->files.v[i].kind == BF_INNODB) {
+			r.todo[n++] = &c->files.v[i];
+			total += c->files.v[i].size;
+		}
+	qsort(r.todo, n, sizeof *r.todo, by_size_desc);
+	xb_progress_add_total(c->progress, total);
+	xb_parallel_cfg cfg = {.threads = c->set.parallel, .jobs = n, .ctx = &r, .job = copy_job,
+			       .worker_start = copy_start, .tick = copy_tick, .tick_ms = 500};
+	int nthreads = xb_parallel_threads(&cfg);
+	/* Read/write phases pay off when several threads share one device and
+	 * nothing limits the rate: a plain local target (no stream, no filter
+	 * between copy and disk), no --throttle, no pacing of a busy server (its
+	 * own I/O is better served by a steady, limited read rate). One thread
+	 * keeps read-ahead: alone, it would leave the device idle while it writes. */
+	if (c->target_is_local_dir && nthreads >= 2 && !c->set.throttle && !pc->active &&
+	    (c->iogate = xb_iogate_new()) != NULL) {
+		c->batch_bytes = BATCH_BUDGET / (size_t)nthreads;
+		if (c->batch_bytes > BATCH_MAX)
+			c->batch_bytes = BATCH_MAX;
+		if (c->batch_bytes < BATCH_MIN)
+			c->batch_bytes = BATCH_MIN;
+	}
+	if (c->iogate)
+		xb_info("Copying %zu InnoDB files (%.1f MiB) with %d threads, reading and writing in turns of %zu MiB a thread",
+			n, (double)total / 1048576.0, nthreads, c->batch_bytes >> 20);
+	else
+		xb_info("Copying %zu InnoDB files (%.1f MiB) with %d thread%s", n, (double)total / 1048576.0, nthreads,
+			nthreads > 1 ? "s" : "");
+	double t0 = xb_clock_sec();
+	uint64_t holes0 = xb_sink_dir_holes(c->sink);
+	int rc = xb_parallel_run(&cfg, err);
+	double secs = xb_clock_sec() - t0;
+	uint64_t holes = xb_sink_dir_holes(c->sink) - holes0;
+	if (!rc && holes)
+		xb_info("Copied the InnoDB files in %.1f s (%.0f MB/s); %.1f MiB of never-used zero blocks were left as holes",
+			secs, secs > 0 ? (double)total / secs / 1e6 : 0.0, (double)holes / 1048576.0);
+	else if (!rc)
+		xb_info("Copied the InnoDB files in %.1f s (%.0f MB/s)", secs, secs > 0 ? (double)total / secs / 1e6 : 0.0);
+	free(r.todo);
+	xb_iogate_free(c->iogate);
+	c->iogate = NULL;
+	if (!rc && c->limiter && !c->set.throttle)
+		xb_throttle_set_rate(c->limiter, 0); /* pacing is for the datafile copy only */
+	return rc;
+}
+
+int copy_kind(backup_ctx *c, int kind, xb_error *err)
+{
+	for (size_t i = 0; i < c->files.n; i++) {
+		bfile *f = &c->files.v[i];
+		if (f->kind != kind)
+			continue;
+		if (command_interrupted(err))
+			return err ? err->code : XB_E_INTERRUPTED;
+		int rc = copy_plain(c, f, 0, err);
+		if (rc)
+			return rc;
+		f->copied = true;
+	}
+	return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * layout.c - where the server keeps its files, learned from the server.
+ *
+ * The datadir, the InnoDB directories (data home, undo, log), the Aria log
+ * directory and the InnoDB settings a backup records in backup-my.cnf are
+ * read from the running server's variables; a directory given on our command
+ * line wins (a datadir seen through another mount, say). Relative
+ * directories are taken from the datadir, as the server takes them.
+ */
+#include "backup_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "common/path.h"
+#include "innodb/inventory.h"
+
+/* A directory variable: unset, empty or "." is base itself. */
+static int resolve_dir(char *out, size_t n, const char *base, const char *v, xb_error *err)
+{
+	return xb_path_resolve(out, n, base, v && *v ? v : ".", err);
+}
+
+static int get_var(backup_ctx *c, const char *name, char *out, size_t n, xb_error *err)
+{
+	char *v = NULL;
+	int rc = xb_server_variable(&c->srv, name, &v, err);
+	if (rc)
+		return rc;
+	snprintf(out, n, "%s", v ? v : "");
+	free(v);
+	return 0;
+}
+
+/* A directory: our option when given, else the server's variable. */
+static int get_dir(backup_ctx *c, const char *name, const char *option, const char *base, char *out, size_t n,
+		   xb_error *err)
+{
+	char v[4096];
+	int rc = get_var(c, name, v, sizeof v, err);
+	return rc ? rc : resolve_dir(out, n, base, option ? option : v, err);
+}
+
+int layout_read(backup_ctx *c, xb_error *err)
+{
+	server_layout *l = &c->lay;
+	char v[4096];
+	int rc;
+	if ((rc = get_dir(c, "datadir", c->set.datadir, "/", l->datadir, sizeof l->datadir, err)) ||
+	    (rc = get_dir(c, "innodb_data_home_dir", c->set.data_home_dir, l->datadir, l->data_home_dir,
+			  sizeof l->data_home_dir, err)) ||
+	    (rc = get_var(c, "innodb_data_file_path", l->data_file_path, sizeof l->data_file_path, err)) ||
+	    (rc = get_dir(c, "innodb_undo_directory", c->set.undo_dir, l->datadir, l->undo_dir, sizeof l->undo_dir,
+			  err)) ||
+	    (rc = get_dir(c, "innodb_log_group_home_dir", c->set.log_dir, l->datadir, l->log_dir, sizeof l->log_dir,
+			  err)) ||
+	    (rc = get_dir(c, "aria_log_dir_path", NULL, l->datadir, l->aria_log_dir, sizeof l->aria_log_dir, err)))
+		return rc;
+	if ((rc = get_var(c, "innodb_page_size", v, sizeof v, err)))
+		return rc;
+	l->page_size = (uint32_t)strtoul(v, NULL, 10);
+	if ((rc = get_var(c, "innodb_log_file_size", v, sizeof v, err)))
+		return rc;
+	l->log_file_size = strtoull(v, NULL, 10);
+	if ((rc = get_var(c, "innodb_checksum_algorithm", l->checksum_algorithm, sizeof l->checksum_algorithm, err)))
+		return rc;
+	if ((rc = get_var(c, "innodb_undo_tablespaces", v, sizeof v, err)))
+		return rc;
+	l->undo_tablespaces = atoi(v);
+	if ((rc = get_var(c, "innodb_compression_level", v, sizeof v, err)))
+		return rc;
+	l->compression_level = *v ? atoi(v) : 6;
+	if ((rc = get_var(c, "log_bin", v, sizeof v, err)))
+		return rc;
+	l->log_bin = !strcasecmp(v, "ON") || !strcmp(v, "1");
+	if ((rc = inv_redo_file(l->log_file, sizeof l->log_file, l->log_dir, err)))
+		return rc;
+	snprintf(l->version, sizeof l->version, "%s", c->srv.version);
+	if (c->srv.version_num < 100800 || c->srv.version_num >= 110000)
+		xb_warn("server version %s: this tool is made for MariaDB 10.11 (10.8 redo format)", c->srv.version);
+	xb_info("Server %s, datadir %s, InnoDB page size %u, redo log %s (%llu bytes)", c->srv.version, l->datadir,
+		l->page_size, l->log_file, (unsigned long long)l->log_file_size);
+	return 0;
+}
