@@ -6,7 +6,7 @@
  * under its real name was written whole; abort() unlinks the temporary.
  *
  * Durability without stalls: every 8 MiB written, writeback of that range is
- * started with sync_file_range() (asynchronously), so dirty pages never pile
+ * started without waiting for it (xb_file_writeback), so dirty pages never pile
  * up into a burst that would starve the server's own I/O, and close() starts
  * writeback of the rest. finish() then fsyncs every file and directory
  * written (quick: the data is already on its way to disk), so everything is
@@ -21,14 +21,15 @@
  *
  * Untrusted names (XB_SINK_DIR_UNTRUSTED, extraction of a stream): the
  * directory is opened once and every file is reached from it component by
- * component with openat(O_NOFOLLOW | O_DIRECTORY), missing directories made
- * with mkdirat(), the temporary created with O_EXCL | O_NOFOLLOW and renamed
- * with renameat2() in the directory it was made in. So no symbolic link
+ * component (xb_dir_open, refusing a link), missing directories made with
+ * mkdirat(), the temporary created with XB_FILE_EXCL | XB_FILE_NOFOLLOW and
+ * renamed (xb_file_rename) in the directory it was made in. So no symbolic link
  * below the directory, planted before or during the run, is ever followed,
  * and a name with an empty, "." or ".." component or a leading '/' is
  * refused before anything is created. Trusted names (a backup) keep the
  * plain path calls. sink_dir_ext.h adds seek, rename and remove for
- * mariabackup streams.
+ * mariabackup streams. Direct I/O, write-back, renames and directory opens
+ * go through platform/file.h.
  */
 #include "sink.h"
 #include "sink_dir_ext.h"
@@ -45,6 +46,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/path.h"
+#include "platform/dir.h"
+#include "platform/file.h"
 
 typedef struct dir_sink {
 	xb_sink base;          /* must be first */
@@ -63,7 +68,7 @@ typedef struct dir_sink {
 typedef struct dir_file {
 	xb_sink *sink;          /* must be first: owning sink */
 	int fd;                 /* open descriptor of the temporary */
-	bool direct;            /* still writing with O_DIRECT */
+	bool direct;            /* still writing around the page cache (XB_FILE_DIRECT) */
 	uint64_t written;       /* bytes written so far: the position of the next write */
 	uint64_t hw;            /* end of everything written or left as a hole so far */
 	bool holes;             /* a zero block was skipped */
@@ -77,31 +82,11 @@ typedef struct dir_file {
 
 static const xb_sink_ops dir_ops;
 
-static int mkdirs(const char *path, xb_error *err)
-{
-	char buf[PATH_MAX];
-	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return xb_err_set(err, XB_E_TARGET, "path too long: %s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0750) && errno != EEXIST)
-			return xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s: %s", buf, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(buf, 0750) && errno != EEXIST)
-		return xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s: %s", buf, strerror(errno));
-	return 0;
-}
-
-#define DIRECT_ALIGN 4096u /* O_DIRECT needs buffer, length and offset aligned to this */
+#define DIRECT_ALIGN 4096u /* direct I/O needs buffer, length and offset aligned to this */
 
 static void stop_direct(dir_file *f)
 {
-	int fl = fcntl(f->fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(f->fd, F_SETFL, fl & ~O_DIRECT);
+	xb_file_drop_direct(f->fd);
 	f->direct = false;
 	f->flushed = f->written; /* what was written directly is already on its way */
 }
@@ -131,7 +116,7 @@ static const char *unsafe(const char *relpath)
 }
 
 /* The directory holding relpath, reached from root one component at a time
- * with O_NOFOLLOW, so no symbolic link is followed; with create, missing
+ * refusing links, so no symbolic link is followed; with create, missing
  * directories are made. Returns its descriptor (the caller closes it) and
  * sets *base to the last component; -1 with err set, or WALK_ABSENT. */
 static int walk(dir_sink *ds, int root, const char *relpath, bool create, const char **base, xb_error *err)
@@ -157,7 +142,7 @@ static int walk(dir_sink *ds, int root, const char *relpath, bool create, const 
 		} else {
 			memcpy(comp, p, n);
 			comp[n] = '\0';
-			next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			next = xb_dir_open(cur, comp, true);
 			if (next < 0 && errno == ENOENT && create) {
 				if (mkdirat(cur, comp, 0750) && errno != EEXIST) {
 					xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s/%.*s: %s", ds->dir, len,
@@ -165,7 +150,7 @@ static int walk(dir_sink *ds, int root, const char *relpath, bool create, const 
 					close(cur);
 					return -1;
 				}
-				next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				next = xb_dir_open(cur, comp, true);
 			}
 		}
 		if (next < 0) {
@@ -197,6 +182,15 @@ static int walk(dir_sink *ds, int root, const char *relpath, bool create, const 
 	return cur;
 }
 
+/* f->path = dir/relpath, f->tmp = dir/relpath.xbtmp. */
+static int file_paths(const dir_sink *ds, dir_file *f, const char *relpath, xb_error *err)
+{
+	if (xb_path_join(f->path, sizeof f->path, ds->dir, relpath, NULL) ||
+	    xb_path_join3(f->tmp, sizeof f->tmp, ds->dir, relpath, ".xbtmp", NULL))
+		return xb_err_set(err, XB_E_TARGET, "path too long: %s/%s", ds->dir, relpath);
+	return 0;
+}
+
 /* The parts of dir_open() for untrusted names: from the directory's
  * descriptor, a fresh temporary (O_EXCL: never an existing file or link). */
 static xb_sink_file *open_untrusted(dir_sink *ds, dir_file *f, const char *relpath, xb_error *err)
@@ -207,22 +201,17 @@ static xb_sink_file *open_untrusted(dir_sink *ds, dir_file *f, const char *relpa
 		free(f);
 		return NULL;
 	}
-	int dl = snprintf(f->path, sizeof f->path, "%s/", ds->dir);
-	if (snprintf(f->path + dl, sizeof f->path - (size_t)dl, "%s", relpath) >= (int)sizeof f->path - dl ||
-	    snprintf(f->tmp, sizeof f->tmp, "%s.xbtmp", f->path) >= (int)sizeof f->tmp) {
-		xb_err_set(err, XB_E_TARGET, "path too long: %s/%s", ds->dir, relpath);
+	if (file_paths(ds, f, relpath, err)) {
 		close(f->pfd);
 		free(f);
 		return NULL;
 	}
-	f->name = f->path + dl + (base - relpath);
+	f->name = f->path + strlen(ds->dir) + 1 + (base - relpath);
 	f->tmpname = f->tmp + (f->name - f->path);
 	for (int attempt = 0;; attempt++) {
-		int fl = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-		f->fd = openat(f->pfd, f->tmpname, fl | O_DIRECT, 0640);
-		f->direct = f->fd >= 0;
-		if (f->fd < 0 && errno == EINVAL)
-			f->fd = openat(f->pfd, f->tmpname, fl, 0640);
+		f->fd = xb_file_open(f->pfd, f->tmpname,
+				     XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_EXCL | XB_FILE_NOFOLLOW | XB_FILE_DIRECT, 0640,
+				     &f->direct);
 		if (f->fd >= 0 || errno != EEXIST || attempt)
 			break;
 		/* left by an interrupted run, or planted: unlinkat removes the name
@@ -255,29 +244,25 @@ static xb_sink_file *dir_open(xb_sink *s, const char *relpath, xb_error *err)
 		return open_untrusted(ds, f, relpath, err);
 	while (relpath[0] == '.' && relpath[1] == '/')
 		relpath += 2;
-	if (snprintf(f->path, sizeof f->path, "%s/%s", ds->dir, relpath) >= (int)sizeof f->path ||
-	    snprintf(f->tmp, sizeof f->tmp, "%s.xbtmp", f->path) >= (int)sizeof f->tmp) {
-		xb_err_set(err, XB_E_TARGET, "path too long: %s/%s", ds->dir, relpath);
+	if (file_paths(ds, f, relpath, err)) {
 		free(f);
 		return NULL;
 	}
 	char *slash = strrchr(f->path, '/');
 	if (slash && slash > f->path) {
 		*slash = '\0';
-		int rc = mkdirs(f->path, err);
+		int rc = xb_mkdir_p(f->path, 0750, err);
 		*slash = '/';
 		if (rc) {
 			free(f);
 			return NULL;
 		}
 	}
-	/* O_DIRECT where the file system allows it: aligned page runs go from the
+	/* direct I/O where the file system allows it: aligned page runs go from the
 	 * read buffer to the disk with no copy into the page cache and no dirty
 	 * pages for the kernel to flush later in bursts that starve the server. */
-	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0640);
-	f->direct = f->fd >= 0;
-	if (f->fd < 0 && errno == EINVAL)
-		f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	f->fd = xb_file_open(XB_FILE_CWD, f->tmp, XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_TRUNC | XB_FILE_DIRECT, 0640,
+			     &f->direct);
 	if (f->fd < 0) {
 		xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", f->path, strerror(errno));
 		free(f);
@@ -369,7 +354,7 @@ static int dir_write(xb_sink_file *file, const void *buf, size_t len, xb_error *
 	if (f->direct)
 		f->flushed = f->written;
 	else if (f->written - f->flushed >= WRITEBACK_STEP) {
-		sync_file_range(f->fd, (off_t)f->flushed, (off_t)(f->written - f->flushed), SYNC_FILE_RANGE_WRITE);
+		xb_file_writeback(f->fd, (off_t)f->flushed, (off_t)(f->written - f->flushed));
 		f->flushed = f->written;
 	}
 	atomic_fetch_add((_Atomic uint64_t *)&f->sink->bytes_written, len);
@@ -419,7 +404,7 @@ static int dir_close(xb_sink_file *file, xb_error *err)
 {
 	dir_file *f = (dir_file *)file;
 	if (f->written > f->flushed)
-		sync_file_range(f->fd, (off_t)f->flushed, 0, SYNC_FILE_RANGE_WRITE);
+		xb_file_writeback(f->fd, (off_t)f->flushed, 0);
 	struct stat st;
 	if (f->holes && (fstat(f->fd, &st) || (uint64_t)st.st_size < f->hw) && ftruncate(f->fd, (off_t)f->hw)) {
 		xb_err_set(err, XB_E_IO_WRITE, "cannot set the length of %s: %s", f->path, strerror(errno));
@@ -435,9 +420,9 @@ static int dir_close(xb_sink_file *file, xb_error *err)
 	bool noreplace = ((dir_sink *)f->sink)->flags & XB_SINK_DIR_NOREPLACE;
 	int rc;
 	if (f->pfd >= 0)
-		rc = renameat2(f->pfd, f->tmpname, f->pfd, f->name, noreplace ? RENAME_NOREPLACE : 0);
+		rc = xb_file_rename(f->pfd, f->tmpname, f->pfd, f->name, !noreplace);
 	else
-		rc = noreplace ? renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->path, RENAME_NOREPLACE) : rename(f->tmp, f->path);
+		rc = xb_file_rename(XB_FILE_CWD, f->tmp, XB_FILE_CWD, f->path, !noreplace);
 	if (rc) {
 		if (errno == EEXIST)
 			xb_err_set(err, XB_E_TARGET, "%s already exists; it is not overwritten", f->path),
@@ -454,9 +439,10 @@ static int dir_close(xb_sink_file *file, xb_error *err)
 	return rc ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
 }
 
-static int sync_path(const char *path, int flags, bool missing_ok, xb_error *err)
+/* fsync a file, or a directory (dir). */
+static int sync_path(const char *path, bool dir, bool missing_ok, xb_error *err)
 {
-	int fd = open(path, flags | O_CLOEXEC);
+	int fd = dir ? xb_dir_open(XB_FILE_CWD, path, false) : xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
 	if (fd < 0 && errno == ENOENT && missing_ok)
 		return 0;
 	if (fd < 0)
@@ -483,7 +469,7 @@ static int dir_finish(xb_sink *s, xb_error *err)
 	bool missing_ok = ds->flags & XB_SINK_DIR_UNTRUSTED;
 	for (size_t i = 0; i < n; i++) {
 		if (!rc)
-			rc = sync_path(done[i], O_RDONLY, missing_ok, err);
+			rc = sync_path(done[i], false, missing_ok, err);
 		/* the directory holding it, so the rename is durable too */
 		char *slash = strrchr(done[i], '/');
 		if (!rc && slash && slash != done[i]) {
@@ -492,7 +478,7 @@ static int dir_finish(xb_sink *s, xb_error *err)
 			for (size_t j = 0; j < i && !seen; j++)
 				seen = !strcmp(done[j], done[i]); /* done[j] was cut to its directory too */
 			if (!seen)
-				rc = sync_path(done[i], O_RDONLY | O_DIRECTORY, missing_ok, err);
+				rc = sync_path(done[i], true, missing_ok, err);
 		} else if (slash) {
 			*slash = '\0';
 		}
@@ -501,7 +487,7 @@ static int dir_finish(xb_sink *s, xb_error *err)
 		free(done[i]);
 	free(done);
 	if (!rc)
-		rc = sync_path(ds->dir, O_RDONLY | O_DIRECTORY, false, err);
+		rc = sync_path(ds->dir, true, false, err);
 	return rc;
 }
 
@@ -540,7 +526,7 @@ xb_sink *xb_sink_dir_open_ex(const char *dir, unsigned flags, xb_error *err)
 			xb_err_set(err, XB_E_TARGET, "target %s exists and is not a directory", dir);
 			return NULL;
 		}
-	} else if (mkdirs(dir, err)) {
+	} else if (xb_mkdir_p(dir, 0750, err)) {
 		if (err)
 			err->code = XB_E_TARGET;
 		xb_err_prefix(err, "cannot create target directory");
@@ -562,7 +548,7 @@ xb_sink *xb_sink_dir_open_ex(const char *dir, unsigned flags, xb_error *err)
 	while (l > 1 && ds->dir[l - 1] == '/')
 		ds->dir[--l] = '\0';
 	ds->dirfd = -1;
-	if ((flags & XB_SINK_DIR_UNTRUSTED) && (ds->dirfd = open(ds->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if ((flags & XB_SINK_DIR_UNTRUSTED) && (ds->dirfd = xb_dir_open(XB_FILE_CWD, ds->dir, false)) < 0) {
 		xb_err_set(err, XB_E_TARGET, "cannot open directory %s: %s", ds->dir, strerror(errno));
 		free(ds->dir);
 		free(ds);
@@ -606,7 +592,7 @@ static int root_of(dir_sink *ds, xb_error *err)
 {
 	if (ds->dirfd >= 0)
 		return ds->dirfd;
-	int fd = open(ds->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = xb_dir_open(XB_FILE_CWD, ds->dir, false);
 	if (fd < 0)
 		xb_err_set(err, XB_E_TARGET, "cannot open directory %s: %s", ds->dir, strerror(errno));
 	return fd;
@@ -657,7 +643,7 @@ int xb_sink_dir_rename(xb_sink *s, const char *from, const char *to, bool replac
 	if (p1 == WALK_ABSENT) {
 		rc = xb_err_set(err, XB_E_MISSING_FILE, "cannot rename %s/%s: it does not exist", ds->dir, from);
 	} else if (p1 >= 0 && p2 >= 0) {
-		if (renameat2(p1, b1, p2, b2, replace ? 0 : RENAME_NOREPLACE)) {
+		if (xb_file_rename(p1, b1, p2, b2, replace)) {
 			if (errno == ENOENT)
 				rc = xb_err_set(err, XB_E_MISSING_FILE, "cannot rename %s/%s: it does not exist", ds->dir,
 						from);
@@ -669,8 +655,9 @@ int xb_sink_dir_rename(xb_sink *s, const char *from, const char *to, bool replac
 						strerror(errno));
 		} else {
 			char path[PATH_MAX];
-			snprintf(path, sizeof path, "%s/%s", ds->dir, to);
-			if (remember(ds, path))
+			if (xb_path_join(path, sizeof path, ds->dir, to, NULL))
+				rc = xb_err_set(err, XB_E_TARGET, "path too long: %s/%s", ds->dir, to);
+			else if (remember(ds, path))
 				rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
 		}
 	} else {
