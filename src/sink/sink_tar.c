@@ -20,7 +20,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "platform/file.h"
 
 #define SPOOL_MEM (8u << 20)  /* spool this much in memory before using tmpdir */
 #define COPY_BUF (1u << 20)   /* block size when copying a spooled file to the stream */
@@ -99,14 +100,7 @@ static int full_write(int fd, const void *buf, size_t len)
 static int spill(tar_file *f, xb_error *err)
 {
 	tar_sink *ts = (tar_sink *)f->sink;
-	f->fd = open(ts->tmpdir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
-	if (f->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-		char tmpl[4200];
-		snprintf(tmpl, sizeof tmpl, "%s/xtrabackup-tar-XXXXXX", ts->tmpdir);
-		f->fd = mkostemp(tmpl, O_CLOEXEC);
-		if (f->fd >= 0)
-			unlink(tmpl);
-	}
+	f->fd = xb_file_open_temp(ts->tmpdir);
 	if (f->fd < 0)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot create a spool file in %s for %s: %s", ts->tmpdir,
 				  f->path, strerror(errno)),

@@ -35,6 +35,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
 #include "stream/xbstream_reader.h"
 
 #define BUF_START (64u << 10) /* a file's buffer starts this big and doubles up to XBS_CHUNK_SIZE */
@@ -56,25 +57,13 @@ typedef struct xbs_file {
 	bool sent;             /* a chunk of this file is in the stream */
 } xbs_file;
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* The chunk header up to and including the path; returns its length. */
 static size_t header(uint8_t *h, uint8_t type, const xbs_file *f)
 {
 	memcpy(h, XBS_MAGIC, XBS_MAGIC_LEN);
 	h[8] = 0;     /* flags: we never rewrite files */
 	h[9] = type;
-	put32(h + 10, f->plen);
+	le32_put(h + 10, f->plen);
 	memcpy(h + XBS_HEADER_LEN, f->path, f->plen);
 	return XBS_HEADER_LEN + f->plen;
 }
@@ -132,9 +121,9 @@ static int send_payload(xbs_file *f, const void *data, size_t len, xb_error *err
 	xbs_sink *s = (xbs_sink *)f->sink;
 	uint8_t h[XBS_HEADER_LEN + XBS_PATH_MAX + 20];
 	size_t hl = header(h, XBS_PAYLOAD, f);
-	put64(h + hl, len);
-	put64(h + hl + 8, f->offset);
-	put32(h + hl + 16, xbs_crc32(data, len));
+	le64_put(h + hl, len);
+	le64_put(h + hl + 8, f->offset);
+	le32_put(h + hl + 16, xbs_crc32(data, len));
 	struct iovec iov[2] = {{h, hl + 20}, {(void *)data, len}};
 	pthread_mutex_lock(&s->mu);
 	int rc = write_all(s, iov, 2, err);
