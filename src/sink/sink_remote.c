@@ -59,9 +59,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "common/log.h"
+#include "platform/clock.h"
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void curl_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -137,9 +137,7 @@ static int seek_cb(void *arg, curl_off_t offset, int origin)
 /* Sleep for a backoff unless the file is aborted or the uploader stopped. */
 static bool backoff(rsink *s, uploader *up, rfile *f, int secs)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += secs;
+	struct timespec ts = xb_clock_after_ms((unsigned)secs * 1000u);
 	pthread_mutex_lock(&s->mu);
 	while (!up->stop && !(f && f->aborted) && pthread_cond_timedwait(&s->cv, &s->mu, &ts) != ETIMEDOUT)
 		;
@@ -609,7 +607,7 @@ xb_sink *xb_sink_remote_open(const char *url, const xb_remote_settings *rs, xb_e
 		return NULL;
 	}
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
+	xb_clock_cond_init(&s->cv); /* backoff() waits on the monotonic clock */
 	s->base.ops = &remote_ops;
 	s->retries = rs->retries;
 	s->timeout = rs->timeout;

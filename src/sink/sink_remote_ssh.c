@@ -28,15 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "common/path.h"
+#include "platform/clock.h"
 
 /* ---- paths, URLs, keys ---------------------------------------------------- */
 
@@ -166,15 +161,16 @@ int rs_find_keys(rsink *s, const xb_remote_settings *rs, xb_error *err)
 	const char *home = getenv("HOME");
 	struct passwd *pw = home && *home ? NULL : getpwuid(geteuid());
 	home = home && *home ? home : pw ? pw->pw_dir : "/";
-	char buf[4096], pub[4200];
+	char ssh[4096], buf[4096], pub[4200];
+	xb_error too_long; /* a path under ~/.ssh that does not fit: no key there, and no known_hosts */
+	xb_err_clear(&too_long);
+	bool have_ssh = xb_path_join(ssh, sizeof ssh, home, ".ssh", &too_long) == 0;
 	const char *key = rs->key_file;
 	if (!key) { /* as ssh does */
 		static const char *const names[] = {"id_ed25519", "id_ecdsa", "id_rsa"};
-		for (size_t i = 0; i < 3 && !key; i++) {
-			snprintf(buf, sizeof buf, "%s/.ssh/%s", home, names[i]);
-			if (access(buf, F_OK) == 0)
+		for (size_t i = 0; i < 3 && !key && have_ssh; i++)
+			if (xb_path_join(buf, sizeof buf, ssh, names[i], NULL) == 0 && access(buf, F_OK) == 0)
 				key = buf;
-		}
 		if (!key)
 			return xb_err_set(err, XB_E_REMOTE, "no SSH key to log in to %s: none of %s/.ssh/id_ed25519, id_ecdsa, "
 					  "id_rsa exists", s->host, home),
@@ -184,11 +180,15 @@ int rs_find_keys(rsink *s, const xb_remote_settings *rs, xb_error *err)
 	if (access(key, R_OK))
 		return xb_err_set(err, XB_E_REMOTE, "cannot read the SSH key %s: %s", key, strerror(errno)),
 		       xb_err_hint(err, "check the file and its permissions (readable by this user, mode 600)");
-	snprintf(pub, sizeof pub, "%s.pub", key);
+	bool have_pub = snprintf(pub, sizeof pub, "%s.pub", key) < (int)sizeof pub && access(pub, R_OK) == 0;
 	s->key = strdup(key);
-	s->pub = strdup(access(pub, R_OK) == 0 ? pub : ""); /* "": libssh2 derives it from the private key */
+	s->pub = strdup(have_pub ? pub : ""); /* "": libssh2 derives it from the private key */
 	const char *kh = rs->known_hosts;
-	snprintf(buf, sizeof buf, "%s/.ssh/known_hosts", home);
+	if (!kh && (!have_ssh || xb_path_join(buf, sizeof buf, ssh, "known_hosts", &too_long))) {
+		if (err)
+			*err = too_long;
+		return too_long.code;
+	}
 	s->known = strdup(kh ? kh : buf);
 	if (!s->key || !s->pub || !s->known)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
@@ -299,7 +299,7 @@ static void setup(uploader *up, CURL *e, const char *url, bool quick)
 static CURLcode perform(uploader *up, CURL *e, rfile *f, bool quick)
 {
 	long limit = limit_of(up->s, quick);
-	double last = now_s();
+	double last = xb_clock_sec();
 	uint64_t seen = 0;
 	curl_off_t seen_sent = 0;
 	CURLcode res = CURLE_OK;
@@ -331,7 +331,7 @@ static CURLcode perform(uploader *up, CURL *e, rfile *f, bool quick)
 			if (resume)
 				f->paused = false;
 			if (f->consumed != seen || f->paused) /* moving, or waiting for its writer */
-				seen = f->consumed, last = now_s();
+				seen = f->consumed, last = xb_clock_sec();
 		}
 		pthread_mutex_unlock(&up->s->mu);
 		if (stop) {
@@ -345,12 +345,12 @@ static CURLcode perform(uploader *up, CURL *e, rfile *f, bool quick)
 		}
 		if (resume) {
 			curl_easy_pause(e, CURLPAUSE_CONT);
-			last = now_s();
+			last = xb_clock_sec();
 			continue;
 		}
 		if (up->sent != seen_sent)
-			seen_sent = up->sent, last = now_s();
-		if (now_s() - last > (double)limit) {
+			seen_sent = up->sent, last = xb_clock_sec();
+		if (xb_clock_sec() - last > (double)limit) {
 			why = "no progress";
 			res = CURLE_OPERATION_TIMEDOUT;
 			break;
