@@ -7,21 +7,20 @@
  * is built and checked before anything is written, so a refused restore
  * changes nothing. Then --parallel workers take files largest first. A copy
  * goes to "<dst>.xbrestore" (data extents only, so sparse files stay sparse,
- * with copy_file_range where the kernel can), is fsynced and renamed to its
- * name without replacing anything (RENAME_NOREPLACE). A move is a rename when
+ * copied inside the kernel where it can), is fsynced and renamed to its
+ * name without replacing anything (platform/file.h). A move is a rename when
  * the backup and the destination share a file system, else the same copy
  * followed by removing the source: a file is always whole in at least one of
  * the two places, so a --move-back that fails part-way loses nothing. Every
  * destination directory is fsynced at the end. The buffer-pool dump of the
  * backup (warm.c) is sorted, cleaned and written to innodb_buffer_pool_filename.
  * On failure the log says how many files were and were not restored, and
- * which was the first not restored.
+ * which was the first not restored. The workers are common/parallel.h's.
  */
 #include "restore_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,79 +32,53 @@
 #include "command/command.h"
 #include "command/warm/warm.h"
 #include "common/log.h"
+#include "common/parallel.h"
+#include "common/path.h"
 #include "common/progress.h"
 #include "info/checkpoints.h"
+#include "platform/dir.h"
+#include "platform/file.h"
 
 #define CHUNK (8u << 20) /* bytes per copy call, between interruption checks */
 
 typedef struct rctx {
 	rplan *plan;                /* what to do */
 	bool move;                  /* --move-back */
-	_Atomic size_t next;        /* next entry to take */
-	_Atomic int failed;         /* stop taking work */
 	_Atomic size_t done_files;  /* entries finished */
 	_Atomic uint64_t done_bytes; /* their bytes */
 	volatile uint64_t *progress; /* progress counter, may be NULL */
-	pthread_mutex_t mu;         /* protects err */
-	xb_error err;               /* first error */
 } rctx;
 
-/* mkdir -p */
-static int make_dirs(const char *path, xb_error *err)
-{
-	char buf[PATH_MAX * 2];
-	snprintf(buf, sizeof buf, "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0750) && errno != EEXIST)
-			return xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s: %s", buf, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(buf, 0750) && errno != EEXIST)
-		return xb_err_set(err, XB_E_IO_WRITE, "cannot create directory %s: %s", buf, strerror(errno));
-	return 0;
-}
-
+/* The directories above path (mkdir -p of its parent). */
 static int parent_dirs(const char *path, xb_error *err)
 {
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return 0;
 	char dir[PATH_MAX * 2];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = 0;
-	return make_dirs(dir, err);
+	size_t n = (size_t)(slash - path);
+	if (n >= sizeof dir)
+		return xb_err_set(err, XB_E_USAGE, "path too long (%zu bytes, at most %zu): %.*s", n, sizeof dir - 1, (int)n,
+				  path);
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return xb_mkdir_p(dir, 0750, err);
 }
 
-/* Rename without replacing an existing file. */
-static int rename_noreplace(const char *from, const char *to)
-{
-	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -1;
-	/* a file system without RENAME_NOREPLACE: link (fails if `to` exists), then unlink */
-	if (link(from, to))
-		return -1;
-	return unlink(from);
-}
-
-/* Copy n bytes at off from in to out: copy_file_range, else read/write. */
+/* Copy n bytes at off from in to out: in the kernel, else read/write. */
 static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfile *f, char **bufp, xb_error *err)
 {
-	bool use_cfr = true;
+	bool in_kernel = true;
 	while (n) {
 		if (command_interrupted(err))
 			return XB_E_INTERRUPTED;
 		size_t want = n > CHUNK ? CHUNK : (size_t)n;
 		ssize_t k = -1;
-		if (use_cfr) {
-			loff_t ioff = off, ooff = off;
-			k = copy_file_range(in, &ioff, out, &ooff, want, 0);
-			if (k < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-				use_cfr = false;
+		if (in_kernel) {
+			off_t ioff = off, ooff = off;
+			k = xb_file_copy_range(in, &ioff, out, &ooff, want);
+			if (k < 0 && xb_file_copy_unsupported(errno)) {
+				in_kernel = false;
 				continue;
 			}
 		} else {
@@ -138,7 +111,8 @@ static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfi
 static int copy_file(rctx *c, const rfile *f, xb_error *err)
 {
 	char tmp[PATH_MAX * 2 + 16];
-	snprintf(tmp, sizeof tmp, "%s.xbrestore", f->dst);
+	if (snprintf(tmp, sizeof tmp, "%s.xbrestore", f->dst) >= (int)sizeof tmp)
+		return xb_err_set(err, XB_E_USAGE, "path too long (at most %zu bytes): %s.xbrestore", sizeof tmp - 1, f->dst);
 	int in = open(f->src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", f->src, strerror(errno));
@@ -153,18 +127,12 @@ static int copy_file(rctx *c, const rfile *f, xb_error *err)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno));
 	}
 	int rc = 0;
-	char *buf = NULL; /* only when copy_file_range cannot be used */
+	char *buf = NULL; /* only when the kernel cannot copy */
 	off_t pos = 0, size = st.st_size;
 	while (!rc && pos < size) {
-		off_t data = lseek(in, pos, SEEK_DATA);
-		if (data < 0 && errno == ENXIO)
+		off_t data, hole;
+		if (xb_file_next_data(in, pos, size, &data, &hole))
 			break; /* only a hole is left */
-		if (data < 0) {
-			data = pos; /* no SEEK_DATA: copy everything */
-		}
-		off_t hole = lseek(in, data, SEEK_HOLE);
-		if (hole < 0 || hole > size)
-			hole = size;
 		rc = copy_range(in, out, data, (uint64_t)(hole - data), c, f, &buf, err);
 		if (c->progress && data > pos)
 			__atomic_fetch_add(c->progress, (uint64_t)(data - pos), __ATOMIC_RELAXED);
@@ -180,7 +148,7 @@ static int copy_file(rctx *c, const rfile *f, xb_error *err)
 	if (close(out) && !rc)
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
 	close(in);
-	if (!rc && rename_noreplace(tmp, f->dst))
+	if (!rc && xb_file_rename(XB_FILE_CWD, tmp, XB_FILE_CWD, f->dst, false))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, f->dst, strerror(errno));
 	if (rc)
 		unlink(tmp);
@@ -193,7 +161,7 @@ static int restore_one(rctx *c, rfile *f, int worker, xb_error *err)
 	if (rc)
 		return rc;
 	if (f->kind == RF_DIR) {
-		if ((rc = make_dirs(f->dst, err)))
+		if ((rc = xb_mkdir_p(f->dst, 0750, err)))
 			return rc;
 		if (c->move && rmdir(f->src) && errno != ENOENT)
 			xb_warn("cannot remove the empty directory %s from the backup: %s", f->src, strerror(errno));
@@ -201,7 +169,7 @@ static int restore_one(rctx *c, rfile *f, int worker, xb_error *err)
 	}
 	xb_log(worker, "%s %s to %s", c->move ? "Moving" : "Copying", f->rel, f->dst);
 	if (c->move) {
-		if (rename_noreplace(f->src, f->dst) == 0) {
+		if (xb_file_rename(XB_FILE_CWD, f->src, XB_FILE_CWD, f->dst, false) == 0) {
 			if (c->progress)
 				__atomic_fetch_add(c->progress, f->size, __ATOMIC_RELAXED);
 			return 0;
@@ -217,37 +185,20 @@ static int restore_one(rctx *c, rfile *f, int worker, xb_error *err)
 	return 0;
 }
 
-typedef struct warg {
-	rctx *c;  /* shared */
-	int id;   /* worker number, 1.. */
-} warg;
-
-static void *worker_main(void *arg)
+/* One entry of the plan, on a worker of the run; a signal stops the run. */
+static int restore_job(xb_parallel *par, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
 {
-	warg *w = arg;
-	rctx *c = w->c;
-	for (;;) {
-		if (atomic_load(&c->failed) || command_interrupted(NULL))
-			break;
-		size_t i = atomic_fetch_add(&c->next, 1);
-		if (i >= c->plan->n)
-			break;
-		rfile *f = &c->plan->v[i];
-		xb_error e;
-		xb_err_clear(&e);
-		if (restore_one(c, f, w->id, &e)) {
-			pthread_mutex_lock(&c->mu);
-			if (!atomic_load(&c->failed))
-				c->err = e;
-			atomic_store(&c->failed, 1);
-			pthread_mutex_unlock(&c->mu);
-			break;
-		}
-		f->state = 1;
-		atomic_fetch_add(&c->done_files, 1);
-		atomic_fetch_add(&c->done_bytes, f->size);
-	}
-	return NULL;
+	rctx *c = ctx;
+	if (command_interrupted(err))
+		return XB_E_INTERRUPTED;
+	rfile *f = &c->plan->v[i];
+	int rc = restore_one(c, f, worker, err);
+	if (rc)
+		return rc;
+	f->state = 1;
+	atomic_fetch_add(&c->done_files, 1);
+	atomic_fetch_add(&c->done_bytes, f->size);
+	return 0;
 }
 
 /* fsync every directory that received an entry (and the layout's own). */
@@ -255,23 +206,17 @@ static void sync_dirs(const rplan *p, const restore_layout *l)
 {
 	const char *fixed[] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
 	for (size_t i = 0; i < p->n + sizeof fixed / sizeof *fixed; i++) {
+		if (i >= p->n) {
+			(void)xb_dir_sync(fixed[i - p->n]);
+			continue;
+		}
+		const char *dst = p->v[i].dst, *slash = strrchr(dst, '/');
 		char dir[PATH_MAX * 2];
-		if (i < p->n) {
-			if (!p->v[i].state)
-				continue;
-			snprintf(dir, sizeof dir, "%s", p->v[i].dst);
-			char *slash = strrchr(dir, '/');
-			if (!slash || slash == dir)
-				continue;
-			*slash = 0;
-		} else {
-			snprintf(dir, sizeof dir, "%s", fixed[i - p->n]);
-		}
-		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0) {
-			(void)fsync(fd);
-			close(fd);
-		}
+		if (!p->v[i].state || !slash || slash == dst || (size_t)(slash - dst) >= sizeof dir)
+			continue;
+		memcpy(dir, dst, (size_t)(slash - dst));
+		dir[slash - dst] = '\0';
+		(void)xb_dir_sync(dir);
 	}
 }
 
@@ -282,7 +227,8 @@ static void remove_empty_dirs(const rplan *p, const char *backup_dir)
 	size_t top = strlen(backup_dir);
 	for (size_t i = 0; i < p->n; i++) {
 		char dir[PATH_MAX * 2];
-		snprintf(dir, sizeof dir, "%s", p->v[i].src);
+		if (snprintf(dir, sizeof dir, "%s", p->v[i].src) >= (int)sizeof dir)
+			continue; /* no such directory */
 		for (char *slash = strrchr(dir, '/'); slash && (size_t)(slash - dir) > top; slash = strrchr(dir, '/')) {
 			*slash = 0;
 			if (rmdir(dir))
@@ -346,9 +292,8 @@ static void ownership_hint(const restore_layout *l)
 /* Read a small text file of the backup (NULL when absent), trailing newlines cut. */
 static char *slurp(const char *dir, const char *name)
 {
-	char path[PATH_MAX + 64];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
+	char path[PATH_MAX];
+	FILE *f = xb_path_join(path, sizeof path, dir, name, NULL) ? NULL : fopen(path, "r");
 	if (!f)
 		return NULL;
 	char *buf = calloc(1, 8192);
@@ -420,8 +365,9 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		/* read and clean it now: with --move-back the tablespaces leave the backup.
 		 * The copy in recency order (--prepare keeps one) decides what a smaller
 		 * buffer pool keeps. */
-		char mru[4200];
-		snprintf(mru, sizeof mru, "%s/%s", dir, WARM_MRU_NAME);
+		char mru[PATH_MAX];
+		if ((rc = xb_path_join(mru, sizeof mru, dir, WARM_MRU_NAME, err)))
+			goto out;
 		bool have_mru = access(mru, R_OK) == 0;
 		size_t pool_pages = warm_pool_pages(dir, s.bp_size);
 		if ((rc = warm_load(dir, have_mru ? mru : p.dump, pool_pages, &warm, err)))
@@ -433,38 +379,27 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	int threads = s.parallel;
 	xb_info("%s: %zu files (%.2f GiB) from %s into %s with %d thread(s)", move ? "Moving" : "Copying", p.n,
 		gib(p.bytes), dir, l.datadir, threads);
-	if ((rc = make_dirs(l.datadir, err)))
+	if ((rc = xb_mkdir_p(l.datadir, 0750, err)))
 		goto out_warm;
 
 	rctx c;
 	memset(&c, 0, sizeof c);
 	c.plan = &p;
 	c.move = move;
-	pthread_mutex_init(&c.mu, NULL);
 	xb_progress *prog = NULL;
 	if ((rc = xb_progress_start(&prog, s.progress, move ? "moved" : "copied", NULL, NULL, err)))
 		goto out_warm;
 	xb_progress_add_total(prog, p.bytes);
 	c.progress = xb_progress_counter(prog);
-	pthread_t th[64];
-	warg wa[64] = {{.c = &c, .id = 1}};
-	int started = 0;
-	for (int i = 0; i < threads; i++) {
-		wa[i].c = &c;
-		wa[i].id = i + 1;
-		if (pthread_create(&th[i], NULL, worker_main, &wa[i]) == 0)
-			started++;
-	}
-	if (!started)
-		worker_main(&wa[0]);
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	xb_parallel_cfg run_cfg = {.threads = threads, .jobs = p.n, .ctx = &c, .job = restore_job};
+	xb_error run_err;
+	xb_err_clear(&run_err);
+	int failed = xb_parallel_run(&run_cfg, &run_err);
 	xb_progress_stop(prog);
-	pthread_mutex_destroy(&c.mu);
 	sync_dirs(&p, &l);
-	if (atomic_load(&c.failed) || command_interrupted(NULL)) {
-		if (atomic_load(&c.failed))
-			*err = c.err;
+	if (failed || command_interrupted(NULL)) {
+		if (failed)
+			*err = run_err;
 		else
 			command_interrupted(err);
 		rc = err->code ? err->code : XB_E_INTERRUPTED;
@@ -478,9 +413,9 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			unlink(p.dump);
 			if (p.dump_other)
 				unlink(p.dump_other);
-			char mru[4200];
-			snprintf(mru, sizeof mru, "%s/%s", dir, WARM_MRU_NAME);
-			unlink(mru);
+			char mru[PATH_MAX];
+			if (!xb_path_join(mru, sizeof mru, dir, WARM_MRU_NAME, NULL))
+				unlink(mru);
 		}
 	} else {
 		xb_info("The backup holds no buffer-pool dump: the restored server starts with a cold buffer pool");
