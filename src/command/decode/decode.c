@@ -12,7 +12,7 @@
  * decoded file is written under a temporary name and appears under its
  * final name only when whole and verified. The plan is checked before
  * anything is written: a decoded name that already exists stops the run.
- * --parallel workers take files largest first.
+ * --parallel workers (common/parallel.h) take files largest first.
  *
  * --remove-original removes an encoded file only once its decoded copy is
  * durable: removals are queued, and every 64 files or 1 GiB (and at the end)
@@ -36,14 +36,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
 
 #include "command/command.h"
 #include "common/log.h"
+#include "common/parallel.h"
+#include "common/path.h"
 #include "common/progress.h"
+#include "platform/clock.h"
+#include "platform/file.h"
 #include "settings.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_zstd.h"
@@ -67,23 +70,14 @@ typedef struct dctx {
 	size_t left_enc, left_zst;  /* files that stay encrypted / compressed */
 	xb_sink *sink;              /* the chain */
 	xb_sink *box;               /* its directory sink (bytes out) */
-	_Atomic size_t next;        /* next file to take */
-	_Atomic int failed;         /* stop taking work */
 	_Atomic size_t done;        /* files decoded */
 	volatile uint64_t *progress; /* bytes read, for the meter (may be NULL) */
-	pthread_mutex_t mu;         /* protects err and the removal queue */
-	xb_error err;               /* the first error */
+	pthread_mutex_t mu;         /* protects the removal queue */
 	char **rm;                  /* originals waiting for their copy to be durable */
 	size_t nrm, caprm;
 	uint64_t rm_bytes;
 	size_t removed;             /* originals removed */
 } dctx;
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && !strcmp(s + n - m, suffix);
-}
 
 /* The name a file gets once decoded (malloc'ed). */
 static char *decoded_name(const dctx *c, const char *rel)
@@ -91,9 +85,9 @@ static char *decoded_name(const dctx *c, const char *rel)
 	char *out = strdup(rel);
 	if (!out)
 		return NULL;
-	if (c->decrypt && ends_with(out, ".xbcrypt"))
+	if (c->decrypt && xb_path_has_suffix(out, ".xbcrypt"))
 		out[strlen(out) - 8] = '\0';
-	if (c->decompress && ends_with(out, ".zst"))
+	if (c->decompress && xb_path_has_suffix(out, ".zst"))
 		out[strlen(out) - 4] = '\0';
 	return out;
 }
@@ -145,8 +139,8 @@ static int walk(dctx *c, const char *rel, xb_error *err)
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;
-		bool enc = ends_with(e->d_name, ".xbcrypt"), zst = ends_with(e->d_name, ".zst");
-		bool zst_inside = enc && ends_with(e->d_name, ".zst.xbcrypt");
+		bool enc = xb_path_has_suffix(e->d_name, ".xbcrypt"), zst = xb_path_has_suffix(e->d_name, ".zst");
+		bool zst_inside = enc && xb_path_has_suffix(e->d_name, ".zst.xbcrypt");
 		if ((c->decrypt && enc) || (c->decompress && zst)) {
 			rc = add_file(c, sub, (uint64_t)st.st_size, err);
 			if (c->decrypt && zst_inside && !c->decompress)
@@ -175,10 +169,12 @@ static int check_plan(const dctx *c, xb_error *err)
 		if (!name)
 			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 		char path[PATH_MAX];
-		snprintf(path, sizeof path, "%s/%s", c->dir, name);
+		int rc = xb_path_join(path, sizeof path, c->dir, name, err);
 		struct stat st;
-		bool taken = lstat(path, &st) == 0;
+		bool taken = !rc && lstat(path, &st) == 0;
 		free(name);
+		if (rc)
+			return rc;
 		if (taken)
 			return xb_err_set(err, XB_E_TARGET, "%s already exists: decoding %s/%s would replace it", path,
 					  c->dir, c->v[i].rel),
@@ -235,9 +231,10 @@ static int queue_removal(dctx *c, const char *path, uint64_t size, xb_error *err
 	return rc;
 }
 
-static bool stopping(dctx *c)
+/* The run stops at the first error, and at a signal. */
+static bool stopping(const xb_parallel *run)
 {
-	return atomic_load(&c->failed) || command_interrupted(NULL);
+	return xb_parallel_stopping(run) || command_interrupted(NULL);
 }
 
 /* The filters name a file by its path below DIR: make it the full path. */
@@ -254,23 +251,24 @@ static int name_in_dir(const dctx *c, const char *rel, xb_error *err)
 	return err && err->code ? err->code : XB_E_INTERNAL;
 }
 
-static int decode_one(dctx *c, const dfile *df, int worker, uint8_t *buf, xb_error *err)
+static int decode_one(const xb_parallel *run, dctx *c, const dfile *df, int worker, uint8_t *buf, xb_error *err)
 {
 	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", c->dir, df->rel);
+	int rc = xb_path_join(path, sizeof path, c->dir, df->rel, err);
+	if (rc)
+		return rc;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	xb_file_advise(fd, 0, 0, XB_ADVISE_SEQUENTIAL);
 	xb_log(worker, "Decoding %s", df->rel);
 	xb_sink_file *f = xb_sink_open(c->sink, df->rel, err);
 	if (!f) {
 		close(fd);
 		return err && err->code ? err->code : XB_E_IO_WRITE;
 	}
-	int rc = 0;
 	for (;;) {
-		if (stopping(c)) {
+		if (stopping(run)) {
 			rc = XB_E_INTERRUPTED; /* the error that stopped us is reported, not this */
 			break;
 		}
@@ -299,59 +297,41 @@ static int decode_one(dctx *c, const dfile *df, int worker, uint8_t *buf, xb_err
 	return c->remove ? queue_removal(c, path, df->size, err) : 0;
 }
 
-typedef struct warg {
-	dctx *c;  /* shared */
-	int id;   /* worker number, 1.. */
-} warg;
-
-static void *worker_main(void *arg)
+/* What a signal leaves behind, and what to do next. */
+static void interrupted(const dctx *c, xb_error *err)
 {
-	warg *w = arg;
-	dctx *c = w->c;
-	uint8_t *buf = NULL;
-	xb_error e;
-	xb_err_clear(&e);
-	if (posix_memalign((void **)&buf, 4096, READ_SIZE)) {
-		xb_err_set(&e, XB_E_INTERNAL, "out of memory");
-		buf = NULL;
-	}
-	while (buf && !stopping(c)) {
-		size_t i = atomic_fetch_add(&c->next, 1);
-		if (i >= c->n)
-			break;
-		if (decode_one(c, &c->v[i], w->id, buf, &e))
-			break;
-	}
-	if (e.code) {
-		pthread_mutex_lock(&c->mu);
-		if (!atomic_load(&c->failed))
-			c->err = e;
-		atomic_store(&c->failed, 1);
-		pthread_mutex_unlock(&c->mu);
-	}
-	free(buf);
-	return NULL;
+	command_interrupted(err);
+	xb_err_hint(err, c->remove ? "decoded files are whole and their originals removed: run the same "
+				     "command again to decode the rest"
+				   : "decoded files are whole: remove them (or their originals) and run "
+				     "again, with --remove-original to skip this next time");
 }
 
-static int run_workers(dctx *c, int threads)
+/* A worker's read buffer. */
+static int worker_start(void *ctx, int worker, void **wstate, xb_error *err)
 {
-	pthread_t th[64];
-	warg wa[64];
-	int started = 0;
-	for (int i = 0; i < threads; i++) {
-		wa[i].c = c;
-		wa[i].id = i + 1;
-		if (pthread_create(&th[started], NULL, worker_main, &wa[i]) == 0)
-			started++;
+	if (posix_memalign(wstate, 4096, READ_SIZE)) {
+		*wstate = NULL;
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	}
-	if (!started) {
-		wa[0].c = c;
-		wa[0].id = 1;
-		worker_main(&wa[0]);
-	}
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	return started;
+	return 0;
+}
+
+static void worker_end(void *ctx, int worker, void *wstate)
+{
+	free(wstate);
+}
+
+/* One file. Stopped by another's error, its return is not counted; stopped by
+ * a signal (no error set), that is the run's error. */
+static int decode_job(xb_parallel *run, void *ctx, size_t i, int worker, void *buf, xb_error *err)
+{
+	dctx *c = ctx;
+	xb_err_clear(err);
+	int rc = stopping(run) ? XB_E_INTERRUPTED : decode_one(run, c, &c->v[i], worker, buf, err);
+	if (rc == XB_E_INTERRUPTED && !err->code && command_interrupted(NULL))
+		interrupted(c, err);
+	return rc;
 }
 
 /* The chain: decrypt -> unzstd -> directory (no replacing). */
@@ -453,29 +433,26 @@ int cmd_decode(const xb_options *o, xb_error *err)
 		goto out;
 	xb_progress_add_total(prog, c.total);
 	c.progress = xb_progress_counter(prog);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	run_workers(&c, threads);
+	double t0 = xb_clock_sec();
+	xb_parallel_cfg run_cfg = {.threads = threads, .jobs = c.n, .ctx = &c, .job = decode_job,
+				   .worker_start = worker_start, .worker_end = worker_end};
+	xb_error run_err;
+	xb_err_clear(&run_err);
+	int failed = xb_parallel_run(&run_cfg, &run_err);
 	xb_progress_stop(prog);
 	c.progress = NULL;
 	/* durable, then the last originals go (also after a failure: those copies are whole) */
 	xb_error ferr;
 	xb_err_clear(&ferr);
 	int frc = c.nrm ? flush_removals(&c, &ferr) : xb_sink_finish(c.sink, &ferr);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	double secs = xb_clock_sec() - t0;
 	size_t done = atomic_load(&c.done);
-	if (atomic_load(&c.failed) || command_interrupted(NULL)) {
-		if (!atomic_load(&c.failed)) {
-			command_interrupted(&c.err);
-			xb_err_hint(&c.err, c.remove ? "decoded files are whole and their originals removed: run the same "
-						       "command again to decode the rest"
-						     : "decoded files are whole: remove them (or their originals) and run "
-						       "again, with --remove-original to skip this next time");
-		}
-		rc = c.err.code ? c.err.code : XB_E_INTERRUPTED;
+	if (failed || command_interrupted(NULL)) {
+		if (!failed)
+			interrupted(&c, &run_err);
+		rc = run_err.code ? run_err.code : XB_E_INTERRUPTED;
 		if (err)
-			*err = c.err;
+			*err = run_err;
 		xb_info("Decoded %zu of %zu files before stopping; those are whole, the others keep their encoded form%s",
 			done, c.n, c.removed ? " (the originals of the decoded ones were removed)" : "");
 		goto out;
