@@ -7,7 +7,11 @@
  * end, so its chunks are written in stream order while different files are
  * written at once. A worker's queue holds at most QUEUE_BYTES of data; the
  * reader waits when it is full. With one worker everything happens in the
- * reading thread. Checksums are verified where the data is written.
+ * reading thread. Checksums are verified where the data is written. (Not
+ * common/parallel.h's executor: that one hands out a known list of
+ * independent jobs to whichever worker is free; here work arrives while the
+ * stream is read, each file is tied to one worker, queues are bounded, and
+ * remove and rename wait for every worker.)
  *
  * What a chunk does:
  *   payload  must continue the file where the previous one (or a seek) left
@@ -38,6 +42,7 @@
 
 #include "command/command.h"
 #include "common/log.h"
+#include "common/path.h"
 #include "sink/sink_dir_ext.h"
 
 #define QUEUE_BYTES (32u << 20) /* data queued per worker (one larger chunk when empty) */
@@ -389,10 +394,9 @@ static void drain(xbx *x)
 
 static bool strip(char *s, const char *suffix)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	if (n <= k || strcmp(s + n - k, suffix))
+	if (!xb_path_has_suffix(s, suffix))
 		return false;
-	s[n - k] = '\0';
+	s[strlen(s) - strlen(suffix)] = '\0';
 	return true;
 }
 

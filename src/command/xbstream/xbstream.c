@@ -19,12 +19,14 @@
 #include "command/command.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/path.h"
+#include "platform/clock.h"
 #include "settings.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_zstd.h"
@@ -173,13 +175,6 @@ static int check_input(xb_error *err)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* A backup's stream ends with xtrabackup_checkpoints, written last: a stream
  * without it comes from a backup that did not complete. xbstream is a general
  * archive format, so this is a warning, not an error. */
@@ -187,9 +182,8 @@ static void warn_if_incomplete(const char *dir)
 {
 	static const char *const names[] = {"xtrabackup_checkpoints", "xtrabackup_checkpoints.xbcrypt"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		if (access(path, F_OK) == 0)
+		char path[PATH_MAX];
+		if (xb_path_join(path, sizeof path, dir, names[i], NULL) == 0 && access(path, F_OK) == 0)
 			return;
 	}
 	xb_warn("%s has no xtrabackup_checkpoints: if the stream is a backup, the backup did not complete "
@@ -215,7 +209,7 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 	xbs_reader *r = xbs_reader_new(read_stdin, NULL, "stdin", err);
 	xbx_stats st;
 	memset(&st, 0, sizeof st);
-	double t0 = now();
+	double t0 = xb_clock_sec();
 	rc = r ? xbx_run(&c, r, &st, err) : XB_E_INTERNAL;
 	if (!rc && c.chain)
 		rc = xb_sink_finish(c.chain, err);
@@ -229,7 +223,7 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 	xb_sink_free(c.dir);
 	if (rc)
 		return rc;
-	double secs = now() - t0;
+	double secs = xb_clock_sec() - t0;
 	xb_info("xbstream: %llu files, %.1f MiB written (%.1f MiB of payload) from a %.1f MiB stream in %.1f s "
 		"(%.1f MiB/s of stream)", (unsigned long long)st.files, written / 1048576.0, st.bytes / 1048576.0,
 		st.stream / 1048576.0, secs, secs > 0 ? st.stream / 1048576.0 / secs : 0.0);
