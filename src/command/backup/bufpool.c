@@ -26,6 +26,8 @@
 
 #include "command/command.h"
 #include "common/log.h"
+#include "common/path.h"
+#include "platform/clock.h"
 
 static char *status_value(backup_ctx *c)
 {
@@ -92,7 +94,12 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 		return 0;
 	}
 	char path[8300];
-	snprintf(path, sizeof path, "%s/%s", c->lay.data_home_dir[0] ? c->lay.data_home_dir : c->lay.datadir, fname);
+	if (xb_path_join(path, sizeof path, c->lay.data_home_dir[0] ? c->lay.data_home_dir : c->lay.datadir, fname, &e)) {
+		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s", e.msg);
+		free(old_pct);
+		free(fname);
+		return 0;
+	}
 	char sql[128];
 	bool raised = false;
 	if (atoll(old_pct) != pct) {
@@ -108,8 +115,8 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 		}
 		raised = true;
 	}
-	struct timespec asked;
-	clock_gettime(CLOCK_REALTIME, &asked);
+	struct timespec asked; /* wall clock, as file time stamps */
+	timespec_get(&asked, TIME_UTC);
 	asked.tv_sec -= 1; /* file time stamps may be coarser than the clock */
 	char *before = status_value(c);
 	int rc = xb_server_exec(&c->srv, "SET GLOBAL innodb_buffer_pool_dump_now = ON", &e);
@@ -117,8 +124,7 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 	char *status = NULL;
 	if (!rc) {
 		xb_info("Asked the server for a buffer-pool dump (%lld%% of the pool) into %s", pct, path);
-		struct timespec t0, now;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		uint64_t t0 = xb_clock_ns() / 1000000000u; /* whole seconds, as the timeout */
 		useconds_t pause = 5000; /* a small pool is dumped in milliseconds: look soon, then less often */
 		for (;;) {
 			free(status);
@@ -128,8 +134,7 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 				done = newer_than(path, &asked);
 				break;
 			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - t0.tv_sec >= timeout || command_interrupted(NULL))
+			if ((long long)(xb_clock_ns() / 1000000000u - t0) >= timeout || command_interrupted(NULL))
 				break;
 			usleep(pause);
 			if (pause < 100 * 1000)

@@ -39,12 +39,12 @@
 
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/throttle.h"
+#include "platform/clock.h"
 
 #define IDLE_RATE (256.0 * 1024)  /* bytes of redo per second below which the server counts as idle */
 #define SLOW_DOWN 0.65            /* fraction of the baseline under which the copy slows down */
@@ -57,13 +57,6 @@
 #define RAISE 0.25                /* share of the way a higher rate moves the baseline */
 #define IDLE_PROBE_US 20000       /* how often the idle probe looks at the LSN */
 #define IDLE_PROBES 10            /* no redo written in this many probes: idle, the copy starts at once */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t copied_bytes(backup_ctx *c)
 {
@@ -78,7 +71,7 @@ void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
 		return;
 	uint64_t l0, l1;
 	xb_error ignore;
-	double t0 = now_s();
+	double t0 = xb_clock_sec();
 	if (xb_server_lsn(&c->srv, &l0, &ignore))
 		return;
 	/* A server that writes no redo at all for a moment is idle: no need to
@@ -90,13 +83,13 @@ void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
 			return;
 	}
 	if (l1 != l0) {
-		double left = BASELINE_US / 1e6 - (now_s() - t0);
+		double left = BASELINE_US / 1e6 - (xb_clock_sec() - t0);
 		if (left > 0)
 			usleep((useconds_t)(left * 1e6));
 		if (xb_server_lsn(&c->srv, &l1, &ignore) || l1 < l0)
 			return;
 	}
-	double t1 = now_s();
+	double t1 = xb_clock_sec();
 	p->watch = true;
 	p->baseline = (double)(l1 - l0) / (t1 - t0);
 	p->active = p->baseline >= IDLE_RATE;
@@ -187,7 +180,7 @@ void pace_tick(backup_ctx *c, pacer *p, uint64_t lsn)
 {
 	if (!p->watch)
 		return;
-	double t = now_s();
+	double t = xb_clock_sec();
 	unsigned cap = xb_throttle_rate(p->limiter);
 	pace_why why;
 	unsigned next = pace_step(p, t, lsn, copied_bytes(c), cap, &why);
