@@ -2,9 +2,9 @@
  * apply.c - replay of InnoDB redo records on one page frame (see apply.h,
  * spec sections 2.3-2.6 and 3.2-3.10).
  *
- * apply_entry() walks the records of one entry: header byte, length (low
- * nibble, or a varint giving a total size of 16 + v), the page identifier
- * when the same_page bit is clear, then the payload of the record type. A
+ * apply_entry() walks the records of one entry with redo_rec_next() (redo.h:
+ * header byte, length, the page identifier when the same_page bit is clear),
+ * then decodes the payload of the record type. A
  * running offset locates the physical writes: a page identifier resets it to
  * 0, INIT_PAGE and EXTENDED records set it to 24 (FIL_PAGE_TYPE), WRITE,
  * MEMSET and MEMMOVE leave it at the end of the bytes they wrote (kept to
@@ -30,17 +30,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Record types (spec 2.4) and EXTENDED subtypes (2.5). */
-enum {
-	T_FREE_PAGE = 0x00,
-	T_INIT_PAGE = 0x10,
-	T_EXTENDED = 0x20,
-	T_WRITE = 0x30,
-	T_MEMSET = 0x40,
-	T_MEMMOVE = 0x50,
-	T_RESERVED = 0x60,
-	T_OPTION = 0x70,
-};
+#include "common/bytes.h"
+#include "innodb/redo.h"
+
+/* EXTENDED subtypes (spec 2.5); record types are redo.h's REDO_T_*. */
 enum {
 	X_INIT_REDUNDANT = 0,
 	X_INIT_DYNAMIC = 1,
@@ -129,30 +122,6 @@ static const char *const kind_names[APPLY_KINDS] = {
 	"TRIM_PAGES",
 };
 
-/* ---- big-endian helpers */
-
-static inline uint32_t rd2(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static inline void wr2(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline uint32_t rd4(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void wr4(uint8_t *p, uint32_t v)
-{
-	wr2(p, v >> 16);
-	wr2(p + 2, v);
-}
-
 /* ---- context, messages */
 
 /* One apply_entry() call. */
@@ -176,19 +145,19 @@ const char *apply_kind_name(int kind)
 int apply_kind_of(uint8_t first_byte, uint8_t ext_subtype)
 {
 	switch (first_byte & 0x70) {
-	case T_FREE_PAGE:
+	case REDO_T_FREE_PAGE:
 		return APPLY_FREE_PAGE;
-	case T_INIT_PAGE:
+	case REDO_T_INIT_PAGE:
 		return APPLY_INIT_PAGE;
-	case T_EXTENDED:
+	case REDO_T_EXTENDED:
 		return ext_subtype <= X_TRIM_PAGES ? APPLY_EXT_INIT_REDUNDANT + ext_subtype : -1;
-	case T_WRITE:
+	case REDO_T_WRITE:
 		return APPLY_WRITE;
-	case T_MEMSET:
+	case REDO_T_MEMSET:
 		return APPLY_MEMSET;
-	case T_MEMMOVE:
+	case REDO_T_MEMMOVE:
 		return APPLY_MEMMOVE;
-	case T_OPTION:
+	case REDO_T_OPTION:
 		return APPLY_OPTION;
 	default:
 		return -1;
@@ -199,9 +168,9 @@ int apply_kind_of(uint8_t first_byte, uint8_t ext_subtype)
 static const char *rec_label(const actx *c)
 {
 	uint8_t t = c->b & 0x70;
-	if (t == T_RESERVED)
+	if (t == REDO_T_RESERVED)
 		return "RESERVED";
-	if (t == T_EXTENDED && (c->sub < 0 || c->sub > X_TRIM_PAGES))
+	if (t == REDO_T_EXTENDED && (c->sub < 0 || c->sub > X_TRIM_PAGES))
 		return "EXTENDED";
 	return apply_kind_name(apply_kind_of(c->b, (uint8_t)(c->sub < 0 ? 0 : c->sub)));
 }
@@ -223,35 +192,12 @@ __attribute__((format(printf, 2, 3))) static int fail(const actx *c, const char 
 
 /* ---- varints and argument lists */
 
-/* Decode a varint (spec 2.1) of at most max bytes from p (avail bytes).
- * Returns its length, 0 when invalid, longer than max or truncated. */
+/* A varint (redo_varint_decode) of at most max bytes from p (avail bytes):
+ * its length, 0 when invalid, longer than max or truncated. */
 static unsigned vdec(const uint8_t *p, size_t avail, unsigned max, uint32_t *v)
 {
-	if (!avail)
-		return 0;
-	uint32_t b = p[0];
-	unsigned n = b < 0x80 ? 1 : b < 0xC0 ? 2 : b < 0xE0 ? 3 : b < 0xF0 ? 4 : b == 0xF0 ? 5 : 0;
-	if (!n || n > max || n > avail)
-		return 0;
-	switch (n) {
-	case 1:
-		*v = b;
-		break;
-	case 2:
-		*v = 0x80u + ((b & 0x3F) << 8 | p[1]);
-		break;
-	case 3:
-		*v = 0x4080u + ((b & 0x1F) << 16 | (uint32_t)p[1] << 8 | p[2]);
-		break;
-	case 4:
-		*v = 0x204080u + ((b & 0x0F) << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-		break;
-	default:
-		if (rd4(p + 1) > 0xFFFFFFFFu - 0x10204080u)
-			return 0;
-		*v = 0x10204080u + rd4(p + 1);
-	}
-	return n;
+	int n = redo_varint_decode(p, avail, v);
+	return n > 0 && (unsigned)n <= max ? (unsigned)n : 0;
 }
 
 /* Remaining payload bytes of a record, consumed field by field. */
@@ -355,9 +301,9 @@ static int do_memmove(const actx *c, walk *w, args a)
 static void init_page(const actx *c)
 {
 	memset(c->pg, 0, c->size);
-	wr4(c->pg + FIL_PAGE_OFFSET, c->f->page_no);
+	be32_put(c->pg + FIL_PAGE_OFFSET, c->f->page_no);
 	memset(c->pg + FIL_PAGE_PREV, 0xFF, 8);
-	wr4(c->pg + FIL_PAGE_SPACE_ID, c->f->space_id);
+	be32_put(c->pg + FIL_PAGE_SPACE_ID, c->f->space_id);
 }
 
 /* ---- page creation, undo pages */
@@ -365,7 +311,7 @@ static void init_page(const actx *c)
 static void page_create(const actx *c, bool comp)
 {
 	uint8_t *p = c->pg;
-	wr2(p + FIL_PAGE_TYPE, TYPE_INDEX);
+	be16_put(p + FIL_PAGE_TYPE, TYPE_INDEX);
 	memset(p + FIL_PAGE_DATA, 0, PH_LEVEL - FIL_PAGE_DATA);
 	p[PH_N_DIR_SLOTS + 1] = 2;
 	p[PH_DIRECTION_B] = DIR_NONE;
@@ -379,34 +325,34 @@ static void page_create(const actx *c, bool comp)
 	p[PH_N_HEAP + 1] = 2;
 	p[PH_HEAP_TOP + 1] = (uint8_t)end;
 	memset(p + end, 0, c->size - FIL_TRAILER - end);
-	wr2(p + c->size - FIL_TRAILER - 4, comp ? NEW_SUP : OLD_SUP);
-	wr2(p + c->size - FIL_TRAILER - 2, comp ? NEW_INF : OLD_INF);
+	be16_put(p + c->size - FIL_TRAILER - 4, comp ? NEW_SUP : OLD_SUP);
+	be16_put(p + c->size - FIL_TRAILER - 2, comp ? NEW_INF : OLD_INF);
 }
 
 static void undo_init(const actx *c)
 {
 	uint8_t *p = c->pg;
-	wr2(p + FIL_PAGE_TYPE, TYPE_UNDO_LOG);
-	wr2(p + FIL_PAGE_DATA, 0);
-	wr2(p + UNDO_PAGE_START, UNDO_DATA);
-	wr2(p + UNDO_PAGE_FREE, UNDO_DATA);
+	be16_put(p + FIL_PAGE_TYPE, TYPE_UNDO_LOG);
+	be16_put(p + FIL_PAGE_DATA, 0);
+	be16_put(p + UNDO_PAGE_START, UNDO_DATA);
+	be16_put(p + UNDO_PAGE_FREE, UNDO_DATA);
 	memset(p + 44, 0xFF, 4); /* list node: prev page FIL_NULL, offset 0, next page FIL_NULL, offset 0 */
-	wr2(p + 48, 0);
+	be16_put(p + 48, 0);
 	memset(p + 50, 0xFF, 4);
-	wr2(p + 54, 0);
+	be16_put(p + 54, 0);
 	memset(p + UNDO_SEG_END, 0, c->size - FIL_TRAILER - UNDO_SEG_END);
 }
 
 static int undo_append(const actx *c, const uint8_t *data, uint32_t len)
 {
 	uint8_t *p = c->pg;
-	uint32_t at = rd2(p + UNDO_PAGE_FREE);
+	uint32_t at = be16_get(p + UNDO_PAGE_FREE);
 	if (at < UNDO_DATA || at + len + 6 >= c->size - FIL_TRAILER)
 		return fail(c, "undo free pointer %u with a %u-byte record does not fit the page", at, len);
-	wr2(p + UNDO_PAGE_FREE, at + 4 + len);
-	wr2(p + at, at + 4 + len);
+	be16_put(p + UNDO_PAGE_FREE, at + 4 + len);
+	be16_put(p + at, at + 4 + len);
 	memcpy(p + at + 2, data, len);
-	wr2(p + at + 2 + len, at);
+	be16_put(p + at + 2 + len, at);
 	return 0;
 }
 
@@ -429,12 +375,12 @@ typedef struct ipage {
 
 static inline uint32_t hget(const ipage *ip, uint32_t field)
 {
-	return rd2(ip->p + field);
+	return be16_get(ip->p + field);
 }
 
 static inline void hset(const ipage *ip, uint32_t field, uint32_t v)
 {
-	wr2(ip->p + field, v);
+	be16_put(ip->p + field, v);
 }
 
 static inline uint32_t slot_at(const ipage *ip, uint32_t i)
@@ -445,7 +391,7 @@ static inline uint32_t slot_at(const ipage *ip, uint32_t i)
 /* Next record of r (absolute offset). */
 static inline uint32_t rec_next(const ipage *ip, uint32_t r)
 {
-	uint32_t v = rd2(ip->p + r - 2);
+	uint32_t v = be16_get(ip->p + r - 2);
 	return ip->comp ? (r + v) & 0xFFFF : v;
 }
 
@@ -462,13 +408,13 @@ static inline void set_owned(const ipage *ip, uint32_t r, uint32_t n)
 
 static inline uint32_t heap_no(const ipage *ip, uint32_t r)
 {
-	return rd2(ip->p + r - (ip->comp ? 4 : 5)) >> 3;
+	return be16_get(ip->p + r - (ip->comp ? 4 : 5)) >> 3;
 }
 
 /* REDUNDANT header fields of the record at origin r of buffer p. */
 static inline uint32_t old_n_fields(const uint8_t *p, uint32_t r)
 {
-	return (rd2(p + r - 4) >> 1) & 0x3FF;
+	return (be16_get(p + r - 4) >> 1) & 0x3FF;
 }
 
 static inline uint32_t old_extra(const uint8_t *p, uint32_t r)
@@ -483,7 +429,7 @@ static inline uint32_t old_data_size(const uint8_t *p, uint32_t r)
 	uint32_t n = old_n_fields(p, r);
 	if (p[r - 3] & 1)
 		return p[r - OLD_FIXED - n] & 0x7F;
-	return rd2(p + r - OLD_FIXED - 2 * n) & 0x3FFF;
+	return be16_get(p + r - OLD_FIXED - 2 * n) & 0x3FFF;
 }
 
 /* Whether r is the supremum or a possible user record origin inside the heap. */
@@ -502,11 +448,11 @@ static int ipage_open(const actx *c, ipage *ip, bool comp)
 	ip->sup = comp ? NEW_SUP : OLD_SUP;
 	ip->bot = comp ? NEW_SUP_END : OLD_SUP_END;
 	ip->fixed = comp ? NEW_FIXED : OLD_FIXED;
-	uint32_t type = rd2(p + FIL_PAGE_TYPE);
+	uint32_t type = be16_get(p + FIL_PAGE_TYPE);
 	if (type != TYPE_INDEX && type != TYPE_RTREE)
 		return fail(c, "page type %u is not an index page", type);
-	if (rd4(p + FIL_PAGE_OFFSET) != c->f->page_no)
-		return fail(c, "page number field %u is not %u", rd4(p + FIL_PAGE_OFFSET), c->f->page_no);
+	if (be32_get(p + FIL_PAGE_OFFSET) != c->f->page_no)
+		return fail(c, "page number field %u is not %u", be32_get(p + FIL_PAGE_OFFSET), c->f->page_no);
 	if (!!(p[PH_N_HEAP] & 0x80) != comp)
 		return fail(c, "%s page", comp ? "REDUNDANT" : "COMPACT");
 	ip->n_slots = hget(ip, PH_N_DIR_SLOTS);
@@ -516,9 +462,9 @@ static int ipage_open(const actx *c, ipage *ip, bool comp)
 	ip->top = hget(ip, PH_HEAP_TOP);
 	if (ip->top < ip->bot || ip->top > ip->last)
 		return fail(c, "heap top %u outside [%u, %u]", ip->top, ip->bot, ip->last);
-	if (rd2(p + ip->sup - 2))
+	if (be16_get(p + ip->sup - 2))
 		return fail(c, "supremum has a next record");
-	if (rd2(p + ip->last) != ip->sup || rd2(p + slot_at(ip, 0)) != ip->inf)
+	if (be16_get(p + ip->last) != ip->sup || be16_get(p + slot_at(ip, 0)) != ip->inf)
 		return fail(c, "directory does not run from infimum to supremum");
 	ip->n_recs = hget(ip, PH_N_RECS);
 	return 0;
@@ -528,7 +474,7 @@ static int ipage_open(const actx *c, ipage *ip, bool comp)
 static uint32_t find_slot(const ipage *ip, uint32_t r)
 {
 	for (uint32_t i = ip->n_slots - 1; i > 0; i--)
-		if (rd2(ip->p + slot_at(ip, i)) == r)
+		if (be16_get(ip->p + slot_at(ip, i)) == r)
 			return i;
 	return 0;
 }
@@ -540,7 +486,7 @@ static int find_owner(const actx *c, const ipage *ip, uint32_t r, uint32_t max, 
 {
 	uint32_t steps = 0;
 	while (!(*owned = n_owned(ip, r))) {
-		uint32_t delta = rd2(ip->p + r - 2);
+		uint32_t delta = be16_get(ip->p + r - 2);
 		if (ip->comp && (delta < NEW_FIXED || delta > 0x10000 - NEW_FIXED))
 			return fail(c, "record %u has a next pointer %+d", r, (int16_t)delta);
 		r = rec_next(ip, r);
@@ -568,7 +514,7 @@ static bool slot_rec_ok(const ipage *ip, uint32_t r)
 /* Split slot s whose owner now owns 9 records. */
 static int split_slot(const actx *c, ipage *ip, uint32_t s)
 {
-	uint32_t r = rd2(ip->p + slot_at(ip, s - 1));
+	uint32_t r = be16_get(ip->p + slot_at(ip, s - 1));
 	for (int i = 0; i <= (OWNED_MAX + 1) / 2; i++) {
 		if (!slot_rec_ok(ip, r))
 			return fail(c, "directory split reaches offset %u outside the heap", r);
@@ -580,9 +526,9 @@ static int split_slot(const actx *c, ipage *ip, uint32_t s)
 	ip->n_slots++;
 	ip->last -= 2;
 	hset(ip, PH_N_DIR_SLOTS, ip->n_slots);
-	wr2(ip->p + so, r);
+	be16_put(ip->p + so, r);
 	set_owned(ip, r, (OWNED_MAX + 1) / 2);
-	set_owned(ip, rd2(ip->p + so - 2), OWNED_MAX + 1 - (OWNED_MAX + 1) / 2);
+	set_owned(ip, be16_get(ip->p + so - 2), OWNED_MAX + 1 - (OWNED_MAX + 1) / 2);
 	return 0;
 }
 
@@ -593,7 +539,7 @@ static int balance_slot(const actx *c, ipage *ip, uint32_t s)
 	if (s + 1 >= ip->n_slots)
 		return 0;
 	uint32_t so = slot_at(ip, s);
-	uint32_t up = rd2(ip->p + so - 2), own = rd2(ip->p + so);
+	uint32_t up = be16_get(ip->p + so - 2), own = be16_get(ip->p + so);
 	if (!slot_rec_ok(ip, up) || !slot_rec_ok(ip, own))
 		return fail(c, "directory slots %u/%u point outside the heap (%u, %u)", s, s + 1, own, up);
 	uint32_t up_owned = n_owned(ip, up);
@@ -601,7 +547,7 @@ static int balance_slot(const actx *c, ipage *ip, uint32_t s)
 		set_owned(ip, own, 0);
 		set_owned(ip, up, up_owned + OWNED_MIN - 1);
 		memmove(ip->p + ip->last + 2, ip->p + ip->last, so - ip->last);
-		wr2(ip->p + ip->last, 0);
+		be16_put(ip->p + ip->last, 0);
 		ip->last += 2;
 		hset(ip, PH_N_DIR_SLOTS, --ip->n_slots);
 		return 0;
@@ -612,7 +558,7 @@ static int balance_slot(const actx *c, ipage *ip, uint32_t s)
 	set_owned(ip, own, 0);
 	set_owned(ip, t, OWNED_MIN);
 	set_owned(ip, up, up_owned - 1);
-	wr2(ip->p + so, t);
+	be16_put(ip->p + so, t);
 	return 0;
 }
 
@@ -695,7 +641,7 @@ static int old_header(const actx *c, const ipage *ip, const ins *in, uint32_t pr
 	memcpy(img + x - h, ip->p + prev_rec - h, h);
 	img[x - 6] = (uint8_t)((img[x - 6] & 0x0F) | (in->enc & 3) << 4);
 	img[x - 3] = (uint8_t)((img[x - 3] & ~1u) | is_short);
-	wr2(img + x - 4, (rd2(img + x - 4) & ~0x7FEu) | nf << 1);
+	be16_put(img + x - 4, (be16_get(img + x - 4) & ~0x7FEu) | nf << 1);
 	img[x - 6] &= 0xF0;
 	*dsize = old_data_size(img, x);
 	if (in->data_c > *dsize || (x - h) + (*dsize - in->data_c) != in->len)
@@ -764,11 +710,11 @@ static int insert_redundant(const actx *c, const ins *in)
 		return APPLY_CORRUPT;
 	if (in->reuse ? old_reuse(c, &ip, extra + dsize, &buf, &hn) : heap_alloc(c, &ip, extra + dsize, &buf, &hn))
 		return APPLY_CORRUPT;
-	wr2(img + extra - 5, (rd2(img + extra - 5) & 7) | hn << 3);
+	be16_put(img + extra - 5, (be16_get(img + extra - 5) & 7) | hn << 3);
 	uint32_t last_insert = hget(&ip, PH_LAST_INSERT), origin = buf + extra;
 	memcpy(ip.p + buf, img, extra);
 	hset(&ip, PH_LAST_INSERT, origin);
-	wr2(ip.p + prev_rec - 2, origin);
+	be16_put(ip.p + prev_rec - 2, origin);
 	memmove(ip.p + origin, ip.p + prev_rec, in->data_c);
 	memcpy(ip.p + origin + in->data_c, in->lit + (in->len - (dsize - in->data_c)), dsize - in->data_c);
 	return insert_finish(c, &ip, own, last_insert, prev_rec, next_rec);
@@ -804,7 +750,7 @@ static int new_reuse(const actx *c, const ipage *ip, const ins *in, uint32_t ext
 	uint32_t garbage = hget(ip, PH_GARBAGE);
 	if (garbage < need)
 		return fail(c, "garbage %u below the record size %u", garbage, need);
-	uint32_t nf = rd2(ip->p + fr - 2);
+	uint32_t nf = be16_get(ip->p + fr - 2);
 	if (nf) {
 		nf = (nf + fr) & 0xFFFF;
 		if (nf < ip->bot + NEW_FIXED || nf > ip->top)
@@ -844,10 +790,10 @@ static int insert_dynamic(const actx *c, const ins *in)
 	p[o - 5] = (uint8_t)((in->enc & 3) << 4);
 	p[o - 4] = (uint8_t)(hn >> 5);
 	p[o - 3] = (uint8_t)((hn & 31) << 3 | (leaf ? in->enc & 4 : 1));
-	wr2(p + o - 2, (next_rec - o) & 0xFFFF);
+	be16_put(p + o - 2, (next_rec - o) & 0xFFFF);
 	uint32_t last_insert = hget(&ip, PH_LAST_INSERT);
 	hset(&ip, PH_LAST_INSERT, o);
-	wr2(p + prev_rec - 2, (o - prev_rec) & 0xFFFF);
+	be16_put(p + prev_rec - 2, (o - prev_rec) & 0xFFFF);
 	memmove(p + o, p + prev_rec, in->data_c);
 	memcpy(p + o + in->data_c, in->lit + hl, in->len - hl);
 	return insert_finish(c, &ip, own, last_insert, prev_rec, next_rec);
@@ -875,7 +821,7 @@ static void mem_free(const ipage *ip, uint32_t r, uint32_t dsize, uint32_t extra
 	hset(ip, PH_N_RECS, hget(ip, PH_N_RECS) - 1);
 	uint32_t start = r;
 	if (!top)
-		wr2(ip->p + r - 2, !old_free ? 0 : ip->comp ? (old_free - r) & 0xFFFF : old_free);
+		be16_put(ip->p + r - 2, !old_free ? 0 : ip->comp ? (old_free - r) & 0xFFFF : old_free);
 	else
 		start = r - extra;
 	memset(ip->p + start, 0, r + dsize - start);
@@ -912,9 +858,9 @@ static int del_finish(const actx *c, ipage *ip, uint32_t prev_rec, uint32_t r, u
 	owned--;
 	if (r == s) {
 		s = prev_rec;
-		wr2(ip->p + slot_at(ip, si), s);
+		be16_put(ip->p + slot_at(ip, si), s);
 	}
-	wr2(ip->p + prev_rec - 2, ip->comp ? (next - prev_rec) & 0xFFFF : next);
+	be16_put(ip->p + prev_rec - 2, ip->comp ? (next - prev_rec) & 0xFFFF : next);
 	set_owned(ip, s, owned);
 	mem_free(ip, r, dsize, extra);
 	return owned < OWNED_MIN ? balance_slot(c, ip, si) : 0;
@@ -1012,79 +958,53 @@ static int do_extended(const actx *c, args a)
 
 /* ---- the record walk */
 
-/* One record of the entry. */
-typedef struct rec {
-	size_t end;	     /* offset in the entry just past the record */
-	const uint8_t *body; /* payload after the length and the page identifier */
-	uint32_t blen;	     /* payload bytes */
-	bool has_id;	     /* carries a page identifier */
-} rec;
-
-/* Frame the record at p: length, page identifier. */
-static int read_rec(actx *c, const uint8_t *recs, size_t len, size_t p, rec *r)
+/* Report the record at p that redo_rec_next() refused (st). */
+static int refused(const actx *c, int st, const redo_rec *r, size_t p, size_t len)
 {
-	uint8_t b = recs[p];
-	size_t hdr = 1;
-	c->b = b;
-	c->sub = -1;
-	if (b <= 1)
-		return fail(c, "end-of-mtr byte %02x inside the entry", b);
-	if (b & 15) {
-		r->end = p + 1 + (b & 15);
-	} else {
-		uint32_t v;
-		unsigned vl = vdec(recs + p + 1, len - p - 1, 3, &v);
-		if (!vl)
-			return fail(c, "bad length varint");
-		hdr += vl;
-		r->end = p + 16 + (size_t)v;
-	}
-	if (r->end > len)
-		return fail(c, "record of %zu bytes overruns the entry (%zu bytes left)", r->end - p, len - p);
-	args a = {recs + p + hdr, (uint32_t)(r->end - p - hdr)};
-	r->has_id = !(b & 0x80);
-	uint32_t space, page;
-	if (r->has_id && (!arg(&a, 5, MAY_END, &space) || !arg(&a, 5, MAY_END, &page)))
+	switch (st) {
+	case REDO_REC_MARKER:
+		return fail(c, "end-of-mtr byte %02x inside the entry", r->b);
+	case REDO_REC_BAD_LENGTH:
+		return fail(c, "bad length varint");
+	case REDO_REC_OVERRUN:
+		return fail(c, "record of %zu bytes overruns the entry (%zu bytes left)", (size_t)r->end - p, len - p);
+	default:
 		return fail(c, "bad page identifier");
-	r->body = a.p;
-	r->blen = a.n;
-	if ((b & 0x70) == T_EXTENDED && a.n)
-		c->sub = a.p[0];
-	return 0;
+	}
 }
 
 /* Apply one framed record. */
-static int apply_rec(const actx *c, walk *w, const rec *r)
+static int apply_rec(const actx *c, walk *w, const redo_rec *r)
 {
-	uint8_t t = c->b & 0x70;
-	if (r->has_id) {
+	uint8_t t = r->type;
+	if (!r->same_page) {
 		w->pos = 0;
 		w->lock = LOCK_NONE;
 	} else if (w->lock != LOCK_NONE) {
 		return fail(c, w->lock == LOCK_FREED ? "same_page record after FREE_PAGE"
 						     : "same_page record without a page identifier before it");
 	}
-	args a = {r->body, r->blen};
+	args a = {r->body, r->body_len};
 	switch (t) {
-	case T_FREE_PAGE:
-	case T_INIT_PAGE:
-		if (!r->has_id || r->blen)
+	case REDO_T_FREE_PAGE:
+	case REDO_T_INIT_PAGE:
+		if (r->same_page || r->body_len)
 			return fail(c, "must carry a page identifier and nothing else");
-		if (t == T_INIT_PAGE)
+		if (t == REDO_T_INIT_PAGE)
 			init_page(c);
 		w->pos = FIL_PAGE_TYPE;
-		w->lock = t == T_FREE_PAGE ? LOCK_FREED : LOCK_NONE;
+		w->lock = t == REDO_T_FREE_PAGE ? LOCK_FREED : LOCK_NONE;
 		return 0;
-	case T_EXTENDED:
+	case REDO_T_EXTENDED:
 		w->pos = FIL_PAGE_TYPE;
 		return do_extended(c, a);
-	case T_WRITE:
+	case REDO_T_WRITE:
 		return do_write(c, w, a);
-	case T_MEMSET:
+	case REDO_T_MEMSET:
 		return do_memset(c, w, a);
-	case T_MEMMOVE:
+	case REDO_T_MEMMOVE:
 		return do_memmove(c, w, a);
-	case T_OPTION:
+	case REDO_T_OPTION:
 		return 0;
 	default:
 		return fail(c, "reserved record type");
@@ -1106,26 +1026,33 @@ int apply_entry(const apply_frame *f, const uint8_t *recs, size_t len, apply_sta
 		*only_free = false;
 	if (why && whylen)
 		why[0] = 0;
-	if (!frame_ok(f) || (!recs && len)) {
+	if (!frame_ok(f) || (!recs && len) || len > UINT32_MAX) {
 		if (why && whylen)
 			snprintf(why, whylen, "invalid frame or record buffer");
 		return APPLY_CORRUPT;
 	}
 	c.pg = f->page;
 	c.size = f->size;
-	for (size_t p = 0; p < len;) {
-		rec r = {0};
+	redo_rec_it it = redo_rec_entry(recs, (uint32_t)len);
+	while (it.pos < len) {
+		redo_rec r;
 		c.rec_no++;
-		c.rec_at = p;
-		if (read_rec(&c, recs, len, p, &r) || apply_rec(&c, &w, &r))
+		c.rec_at = it.pos;
+		int rs = redo_rec_next(&it, &r);
+		c.b = recs[c.rec_at];
+		c.sub = -1;
+		if (rs != REDO_REC_OK)
+			return refused(&c, rs, &r, c.rec_at, len);
+		if (r.type == REDO_T_EXTENDED && r.body_len)
+			c.sub = r.body[0];
+		if (apply_rec(&c, &w, &r))
 			return APPLY_CORRUPT;
 		int kind = apply_kind_of(c.b, (uint8_t)(c.sub < 0 ? 0 : c.sub));
 		n_free += kind == APPLY_FREE_PAGE;
 		if (st) {
 			st->count[kind]++;
-			st->bytes[kind] += r.end - p;
+			st->bytes[kind] += r.end - r.start;
 		}
-		p = r.end;
 	}
 	if (only_free)
 		*only_free = n_free == c.rec_no;

@@ -68,38 +68,14 @@ static bool all_zero(const uint8_t *p, size_t n)
 /* Count the records of an entry that is skipped, by kind. */
 static void count_skipped(const uint8_t *r, size_t len, apply_stats *st)
 {
-	size_t p = 0;
-	while (p < len) {
-		size_t start = p;
-		uint8_t b = r[p++];
-		size_t end;
-		if (b & 15) {
-			end = start + 1 + (b & 15);
-		} else {
-			uint32_t v;
-			int l = redo_varint_decode(r + p, len - p, &v);
-			if (l <= 0)
-				return;
-			p += (size_t)l;
-			end = start + 16 + v;
-		}
-		if (end > len)
-			return;
-		if (!(b & 0x80)) {
-			uint32_t x;
-			for (int k = 0; k < 2; k++) {
-				int l = redo_varint_decode(r + p, end - p, &x);
-				if (l <= 0)
-					return;
-				p += (size_t)l;
-			}
-		}
-		int kind = apply_kind_of(b, p < end ? r[p] : 0);
+	redo_rec_it it = redo_rec_entry(r, (uint32_t)len);
+	redo_rec h;
+	while (redo_rec_next(&it, &h) == REDO_REC_OK) {
+		int kind = apply_kind_of(h.b, h.body_len ? h.body[0] : 0);
 		if (kind >= 0) {
 			st->count[kind]++;
-			st->bytes[kind] += end - start;
+			st->bytes[kind] += h.end - h.start;
 		}
-		p = end;
 	}
 }
 

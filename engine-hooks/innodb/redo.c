@@ -10,9 +10,11 @@
  *
  * The record walk runs only over an mtr that passed the CRC, so a malformed
  * record there is genuine corruption (or a format we do not know), reported
- * as REDO_MTR_CORRUPT. It tracks the "a page record has been seen" state
- * that tells same_page records from file records (spec 2.3). It validates
- * first and reports afterwards, so a callback never sees half an mtr.
+ * as REDO_MTR_CORRUPT. Record headers are read by redo_rec_next() (redo.h),
+ * which also tracks the "a page record has been seen" state that tells
+ * same_page records from file records (spec 2.3); the walk checks each
+ * record's type and payload. redo_parse_mtr() validates first and reports
+ * afterwards, so a callback never sees half an mtr.
  */
 #include "redo.h"
 
@@ -26,49 +28,7 @@
 
 #include "crc32c.h"
 
-/* Record types (spec 2.4, 2.7). */
-enum {
-	REC_FREE_PAGE = 0x00,
-	REC_INIT_PAGE = 0x10,
-	REC_EXTENDED = 0x20,
-	REC_WRITE = 0x30,
-	REC_MEMSET = 0x40,
-	REC_MEMMOVE = 0x50,
-	REC_RESERVED = 0x60,
-	REC_OPTION = 0x70,
-	REC_FILE_CREATE = 0x80,
-	REC_FILE_DELETE = 0x90,
-	REC_FILE_RENAME = 0xA0,
-	REC_FILE_MODIFY = 0xB0,
-	REC_FILE_CHECKPOINT = 0xF0,
-};
-#define EXT_TRIM_PAGES 10
-#define EXT_LAST 10
 #define NAME_MAX_LEN 4096
-
-static inline uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
 
 static bool all_zero(const uint8_t *p, size_t n)
 {
@@ -98,7 +58,7 @@ int redo_header_parse(const uint8_t *buf, size_t len, const char *path, redo_hea
 	memset(out, 0, sizeof *out);
 	if (len < 512)
 		return xb_err_set(err, XB_E_REDO_FORMAT, "%s: redo log header is truncated (%zu bytes)", path, len);
-	uint32_t format = be32(buf);
+	uint32_t format = be32_get(buf);
 	if (format != REDO_FORMAT_10_8 && format != REDO_FORMAT_ENC_11) {
 		if (format_is_old(format)) {
 			xb_err_set(err, XB_E_REDO_FORMAT,
@@ -108,31 +68,31 @@ int redo_header_parse(const uint8_t *buf, size_t len, const char *path, redo_hea
 		}
 		return xb_err_set(err, XB_E_REDO_FORMAT, "%s: unknown redo log format 0x%08x", path, format);
 	}
-	uint32_t stored = be32(buf + 508), calc = crc32c(buf, 508);
+	uint32_t stored = be32_get(buf + 508), calc = crc32c(buf, 508);
 	if (stored != calc)
 		return xb_err_set(err, XB_E_REDO_FORMAT,
 				  "%s: redo log header checksum mismatch (stored %08x, computed %08x)", path, stored,
 				  calc);
-	if (be32(buf + 4))
+	if (be32_get(buf + 4))
 		return xb_err_set(err, XB_E_REDO_FORMAT, "%s: redo log header has non-zero reserved bytes", path);
 	out->format = format;
-	out->first_lsn = be64(buf + 8);
+	out->first_lsn = be64_get(buf + 8);
 	if (out->first_lsn < REDO_FIRST_LSN)
 		return xb_err_set(err, XB_E_REDO_FORMAT, "%s: redo log header has an invalid first LSN %llu", path,
 				  (unsigned long long)out->first_lsn);
 	memcpy(out->creator, buf + 16, REDO_CREATOR_LEN);
 	out->creator[REDO_CREATOR_LEN] = 0;
 	memcpy(out->crypt_info, buf + 48, REDO_CRYPT_INFO_LEN);
-	out->encrypted = format == REDO_FORMAT_ENC_11 || be32(buf + 48) != 0;
+	out->encrypted = format == REDO_FORMAT_ENC_11 || be32_get(buf + 48) != 0;
 	return 0;
 }
 
 bool redo_checkpoint_parse(const uint8_t *blk, uint64_t first_lsn, redo_checkpoint *out)
 {
 	memset(out, 0, sizeof *out);
-	if (crc32c(blk, 60) != be32(blk + 60) || !all_zero(blk + 16, 44))
+	if (crc32c(blk, 60) != be32_get(blk + 60) || !all_zero(blk + 16, 44))
 		return false;
-	uint64_t cp = be64(blk), end = be64(blk + 8);
+	uint64_t cp = be64_get(blk), end = be64_get(blk + 8);
 	if (cp < first_lsn || end < cp)
 		return false;
 	out->checkpoint_lsn = cp;
@@ -213,39 +173,6 @@ unsigned redo_sequence_bit(uint64_t lsn, uint64_t first_lsn, uint64_t capacity)
 
 /* ---- varints */
 
-int redo_varint_decode(const uint8_t *p, size_t avail, uint32_t *val)
-{
-	if (avail < 1)
-		return -1;
-	uint32_t b = p[0];
-	int len = b < 0x80 ? 1 : b < 0xC0 ? 2 : b < 0xE0 ? 3 : b < 0xF0 ? 4 : b == 0xF0 ? 5 : 0;
-	if (!len)
-		return 0;
-	if (avail < (size_t)len)
-		return -1;
-	switch (len) {
-	case 1:
-		*val = b;
-		break;
-	case 2:
-		*val = 0x80u + ((b & 0x3F) << 8 | p[1]);
-		break;
-	case 3:
-		*val = 0x4080u + ((b & 0x1F) << 16 | (uint32_t)p[1] << 8 | p[2]);
-		break;
-	case 4:
-		*val = 0x204080u + ((b & 0x0F) << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-		break;
-	default: {
-		uint32_t u = be32(p + 1);
-		if (u > 0xFFFFFFFFu - 0x10204080u)
-			return 0;
-		*val = 0x10204080u + u;
-	}
-	}
-	return len;
-}
-
 size_t redo_varint_encode(uint8_t *out, uint32_t v)
 {
 	if (v < 0x80) {
@@ -275,7 +202,7 @@ size_t redo_varint_encode(uint8_t *out, uint32_t v)
 	}
 	v -= 0x10204080;
 	out[0] = 0xF0;
-	put32(out + 1, v);
+	be32_put(out + 1, v);
 	return 5;
 }
 
@@ -299,7 +226,7 @@ static bool ends_with_ibd(const uint8_t *s, size_t n)
 static bool file_name_ok(int type, const uint8_t *s, size_t n, size_t *sep)
 {
 	const uint8_t *nul = memchr(s, 0, n);
-	if (type != REC_FILE_RENAME)
+	if (type != REDO_T_FILE_RENAME)
 		return !nul && n < NAME_MAX_LEN && ends_with_ibd(s, n);
 	if (!nul)
 		return false;
@@ -328,71 +255,66 @@ static void report_name(redo_file_cb cb, void *ctx, redo_file_rec *rec, const ui
 	cb(ctx, rec);
 }
 
+const char *redo_rec_why(int status)
+{
+	switch (status) {
+	case REDO_REC_MARKER:
+		return "end-of-mtr byte where a record starts";
+	case REDO_REC_BAD_LENGTH:
+		return "bad record length";
+	case REDO_REC_OVERRUN:
+		return "record overruns its buffer";
+	case REDO_REC_BAD_ID:
+		return "bad page identifier";
+	default:
+		return "no error";
+	}
+}
+
 /* Walk the records [0, n) of a CRC-valid mtr; report to cb and pcb when non-NULL. */
 static int walk_records(const uint8_t *r, uint32_t n, redo_mtr *res, redo_file_cb cb, redo_page_cb pcb, void *ctx)
 {
-	bool got_page = false; /* a page record has been seen in this mtr */
+	redo_rec_it it = redo_rec_mtr(r, n);
+	redo_rec h;
 	uint32_t count = 0;
-	size_t p = 0;
-	while (p < n) {
-		size_t start = p;
-		uint8_t b = r[p++];
-		size_t end;
-		if (b & 15) {
-			end = start + 1 + (b & 15);
-		} else {
-			uint32_t v;
-			int vl = redo_varint_decode(r + p, n - p, &v);
-			if (vl <= 0 || vl > 3)
-				return mtr_fail(res, REDO_MTR_CORRUPT, "bad record length at +%zu", start);
-			p += (size_t)vl;
-			end = start + 16 + v;
-		}
-		if (end > n)
-			return mtr_fail(res, REDO_MTR_CORRUPT, "record at +%zu overruns the mtr", start);
+	int st;
+	while ((st = redo_rec_next(&it, &h)) == REDO_REC_OK) {
+		size_t start = h.start;
+		const uint8_t *body = h.body;
+		uint32_t blen = h.body_len;
 		count++;
-		if ((b & 0x80) && got_page) { /* same_page record */
-			uint8_t type = b & 0x70;
-			if (type == REC_FREE_PAGE || type == REC_INIT_PAGE || type == REC_RESERVED)
-				return mtr_fail(res, REDO_MTR_CORRUPT, "invalid same_page record %02x at +%zu", b, start);
-			if (type == REC_EXTENDED && (p >= end || r[p] > EXT_LAST))
+		if (h.same_page) {
+			if (h.type == REDO_T_FREE_PAGE || h.type == REDO_T_INIT_PAGE || h.type == REDO_T_RESERVED)
+				return mtr_fail(res, REDO_MTR_CORRUPT, "invalid same_page record %02x at +%zu", h.b, start);
+			if (h.type == REDO_T_EXTENDED && (!blen || body[0] > REDO_EXT_LAST))
 				return mtr_fail(res, REDO_MTR_CORRUPT, "bad EXTENDED record at +%zu", start);
-			p = end;
 			continue;
 		}
-		if ((b & 0xF0) == REC_FILE_CHECKPOINT && all_zero(r + p, end - p)) {
-			p = end; /* FILE_CHECKPOINT padding */
-			continue;
-		}
-		uint32_t space, page;
-		int l1 = redo_varint_decode(r + p, end - p, &space);
-		int l2 = l1 > 0 ? redo_varint_decode(r + p + l1, end - p - (size_t)l1, &page) : 0;
-		if (l1 <= 0 || l2 <= 0)
-			return mtr_fail(res, REDO_MTR_CORRUPT, "bad page identifier at +%zu", start);
-		p += (size_t)l1 + (size_t)l2;
+		if (h.padding)
+			continue; /* FILE_CHECKPOINT padding */
+		uint32_t space = h.space_id, page = h.page_no;
 		redo_file_rec rec;
 		memset(&rec, 0, sizeof rec);
 		rec.space_id = space;
 		rec.lsn = res->start_lsn;
 		rec.end_lsn = res->end_lsn;
-		if (!(b & 0x80)) { /* page record */
-			got_page = true;
-			uint8_t type = b & 0x70;
-			if (type == REC_FREE_PAGE || type == REC_INIT_PAGE) {
-				if (p != end)
+		if (!h.file) { /* page record */
+			uint8_t type = h.type;
+			if (type == REDO_T_FREE_PAGE || type == REDO_T_INIT_PAGE) {
+				if (blen)
 					return mtr_fail(res, REDO_MTR_CORRUPT, "FREE_PAGE/INIT_PAGE with a payload at +%zu",
 							start);
-				if (type == REC_INIT_PAGE && page == 0 && cb) {
+				if (type == REDO_T_INIT_PAGE && page == 0 && cb) {
 					rec.op = REDO_INIT_PAGE0;
 					cb(ctx, &rec);
 				}
-			} else if (type == REC_RESERVED) {
-				return mtr_fail(res, REDO_MTR_CORRUPT, "unknown log record %02x at +%zu", b, start);
-			} else if (type == REC_EXTENDED) {
-				if (p >= end || r[p] > EXT_LAST)
+			} else if (type == REDO_T_RESERVED) {
+				return mtr_fail(res, REDO_MTR_CORRUPT, "unknown log record %02x at +%zu", h.b, start);
+			} else if (type == REDO_T_EXTENDED) {
+				if (!blen || body[0] > REDO_EXT_LAST)
 					return mtr_fail(res, REDO_MTR_CORRUPT, "bad EXTENDED record at +%zu", start);
-				if (r[p] == EXT_TRIM_PAGES) {
-					if (end - p != 1)
+				if (body[0] == REDO_EXT_TRIM_PAGES) {
+					if (blen != 1)
 						return mtr_fail(res, REDO_MTR_CORRUPT, "bad TRIM_PAGES record at +%zu", start);
 					if (cb) {
 						rec.op = REDO_TRIM_PAGES;
@@ -402,48 +324,57 @@ static int walk_records(const uint8_t *r, uint32_t n, redo_mtr *res, redo_file_c
 				}
 			}
 			if (pcb)
-				pcb(ctx, space, page, type, type == REC_EXTENDED ? r[p] : 0);
-			p = end;
+				pcb(ctx, space, page, type, type == REDO_T_EXTENDED ? body[0] : 0);
 			continue;
 		}
 		/* file record */
-		int type = b & 0xF0;
+		int type = h.type;
 		if (page != 0)
 			return mtr_fail(res, REDO_MTR_CORRUPT, "file record with page number %u at +%zu", page, start);
-		if (type == REC_FILE_CHECKPOINT) {
-			if (space != 0 || end - p != 8 || end != n)
+		if (type == REDO_T_FILE_CHECKPOINT) {
+			if (space != 0 || blen != 8 || h.end != n)
 				return mtr_fail(res, REDO_MTR_CORRUPT, "malformed FILE_CHECKPOINT at +%zu", start);
 			if (cb) {
 				rec.op = REDO_FILE_CHECKPOINT;
-				rec.checkpoint_lsn = be64(r + p);
+				rec.checkpoint_lsn = be64_get(body);
 				cb(ctx, &rec);
 			}
-			p = end;
 			continue;
 		}
 		switch (type) {
-		case REC_FILE_CREATE:
+		case REDO_T_FILE_CREATE:
 			rec.op = REDO_FILE_CREATE;
 			break;
-		case REC_FILE_DELETE:
+		case REDO_T_FILE_DELETE:
 			rec.op = REDO_FILE_DELETE;
 			break;
-		case REC_FILE_RENAME:
+		case REDO_T_FILE_RENAME:
 			rec.op = REDO_FILE_RENAME;
 			break;
-		case REC_FILE_MODIFY:
+		case REDO_T_FILE_MODIFY:
 			rec.op = REDO_FILE_MODIFY;
 			break;
 		default:
-			return mtr_fail(res, REDO_MTR_CORRUPT, "unknown file record type %02x at +%zu", b, start);
+			return mtr_fail(res, REDO_MTR_CORRUPT, "unknown file record type %02x at +%zu", h.b, start);
 		}
 		size_t sep = 0;
-		if (space == 0 || !file_name_ok(type, r + p, end - p, &sep))
-			return mtr_fail(res, REDO_MTR_CORRUPT, "malformed file record %02x (space %u) at +%zu", b, space,
+		if (space == 0 || !file_name_ok(type, body, blen, &sep))
+			return mtr_fail(res, REDO_MTR_CORRUPT, "malformed file record %02x (space %u) at +%zu", h.b, space,
 					start);
 		if (cb)
-			report_name(cb, ctx, &rec, r + p, end - p, sep);
-		p = end;
+			report_name(cb, ctx, &rec, body, blen, sep);
+	}
+	switch (st) {
+	case REDO_REC_DONE:
+		break;
+	case REDO_REC_OVERRUN:
+		return mtr_fail(res, REDO_MTR_CORRUPT, "record at +%zu overruns the mtr", (size_t)h.start);
+	case REDO_REC_BAD_ID:
+		return mtr_fail(res, REDO_MTR_CORRUPT, "bad page identifier at +%zu", (size_t)h.start);
+	case REDO_REC_BAD_LENGTH:
+		return mtr_fail(res, REDO_MTR_CORRUPT, "bad record length at +%zu", (size_t)h.start);
+	default:
+		return mtr_fail(res, REDO_MTR_CORRUPT, "%s at +%zu", redo_rec_why(st), (size_t)h.start);
 	}
 	res->n_records = count;
 	return REDO_MTR_OK;
@@ -470,23 +401,17 @@ int redo_frame_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t firs
 	for (;;) {
 		if (p >= avail)
 			return REDO_MTR_NEED_MORE;
-		uint8_t b = buf[p];
-		if (b <= 1)
+		if (buf[p] <= 1)
 			break;
-		size_t rlen = b & 15;
-		if (!rlen) {
-			uint32_t v;
-			int vl = redo_varint_decode(buf + p + 1, avail - p - 1, &v);
-			if (vl < 0)
-				return REDO_MTR_NEED_MORE;
-			if (vl == 0 || vl > 3) {
-				res->end_reason = REDO_END_TOO_LONG;
-				return mtr_fail(res, REDO_MTR_END, "bad record length at LSN %llu",
-						(unsigned long long)(lsn + p));
-			}
-			rlen = (size_t)v + 15;
+		size_t size, hdr;
+		int l = redo_rec_length(buf + p, avail - p, &size, &hdr);
+		if (l < 0)
+			return REDO_MTR_NEED_MORE;
+		if (l == 0) {
+			res->end_reason = REDO_END_TOO_LONG;
+			return mtr_fail(res, REDO_MTR_END, "bad record length at LSN %llu", (unsigned long long)(lsn + p));
 		}
-		p += 1 + rlen;
+		p += size;
 		if (p > REDO_MTR_SIZE_MAX) {
 			res->end_reason = REDO_END_TOO_LONG;
 			return mtr_fail(res, REDO_MTR_END, "no termination byte within %u bytes of LSN %llu",
@@ -505,7 +430,7 @@ int redo_frame_mtr(const uint8_t *buf, size_t avail, uint64_t lsn, uint64_t firs
 	uint32_t crc = check_crc ? crc32c(buf, p) : 0;
 	if (nonce && check_crc)
 		crc = crc32c_update(crc, buf + p + 1, nonce);
-	uint32_t stored = be32(buf + p + 1 + nonce);
+	uint32_t stored = be32_get(buf + p + 1 + nonce);
 	if (check_crc && crc != stored) {
 		res->end_reason = REDO_END_CRC;
 		return mtr_fail(res, REDO_MTR_END, "mtr at LSN %llu: CRC %08x, computed %08x", (unsigned long long)lsn,
@@ -543,8 +468,8 @@ void redo_build_backup_header_ex(uint8_t out[12288], uint64_t checkpoint_lsn, ui
 				 uint32_t format, const uint8_t *crypt_info)
 {
 	memset(out, 0, REDO_HEADER_SIZE);
-	put32(out, format);
-	put64(out + 8, checkpoint_lsn);
+	be32_put(out, format);
+	be64_put(out + 8, checkpoint_lsn);
 	if (creator) {
 		size_t n = strlen(creator);
 		if (n > REDO_CREATOR_LEN - 1)
@@ -553,11 +478,11 @@ void redo_build_backup_header_ex(uint8_t out[12288], uint64_t checkpoint_lsn, ui
 	}
 	if (crypt_info)
 		memcpy(out + 48, crypt_info, REDO_CRYPT_INFO_LEN);
-	put32(out + 508, crc32c(out, 508));
+	be32_put(out + 508, crc32c(out, 508));
 	uint8_t *cp = out + REDO_CHECKPOINT_1;
-	put64(cp, checkpoint_lsn);
-	put64(cp + 8, end_lsn);
-	put32(cp + 60, crc32c(cp, 60));
+	be64_put(cp, checkpoint_lsn);
+	be64_put(cp + 8, end_lsn);
+	be32_put(cp + 60, crc32c(cp, 60));
 }
 
 void redo_build_backup_header(uint8_t out[12288], uint64_t checkpoint_lsn, uint64_t end_lsn, const char *creator)

@@ -11,8 +11,11 @@
  * here works on a linear buffer whose byte i has LSN lsn+i: the caller has
  * already unwrapped the circular file. Page records are only skipped; file
  * records (CREATE/DELETE/RENAME/MODIFY/CHECKPOINT), INIT_PAGE of page 0 and
- * TRIM_PAGES are reported through a callback for DDL tracking. Pure
- * functions, no I/O except redo_read_checkpoint(). Spec sections 1, 2.
+ * TRIM_PAGES are reported through a callback for DDL tracking. Every reader
+ * of records (this parser, recovery's collector, batch apply and page
+ * replay) takes their headers from one walk, redo_rec_next(), and their
+ * varints from redo_varint_decode(). Pure functions, no I/O except
+ * redo_read_checkpoint(). Spec sections 1, 2.
  */
 #ifndef XB_INNODB_REDO_H
 #define XB_INNODB_REDO_H
@@ -21,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/bytes.h"
 #include "common/error.h"
 
 #define REDO_HEADER_SIZE 12288u      /* header + 2 checkpoint blocks; records start here */
@@ -90,11 +94,222 @@ unsigned redo_sequence_bit(uint64_t lsn, uint64_t first_lsn, uint64_t capacity);
 
 /* Decode a varint (spec 2.1) from p (avail bytes). Returns its length 1..5,
  * 0 when the first byte is invalid (0xF1..0xFF) or the value overflows 32
- * bits, -1 when more bytes are needed. */
-int redo_varint_decode(const uint8_t *p, size_t avail, uint32_t *val);
+ * bits, -1 when more bytes are needed. The only varint decoder of the
+ * program (inline: it runs for every record of the log). */
+static inline int redo_varint_decode(const uint8_t *p, size_t avail, uint32_t *val)
+{
+	if (avail < 1)
+		return -1;
+	uint32_t b = p[0];
+	int len = b < 0x80 ? 1 : b < 0xC0 ? 2 : b < 0xE0 ? 3 : b < 0xF0 ? 4 : b == 0xF0 ? 5 : 0;
+	if (!len)
+		return 0;
+	if (avail < (size_t)len)
+		return -1;
+	switch (len) {
+	case 1:
+		*val = b;
+		break;
+	case 2:
+		*val = 0x80u + ((b & 0x3F) << 8 | p[1]);
+		break;
+	case 3:
+		*val = 0x4080u + ((b & 0x1F) << 16 | (uint32_t)p[1] << 8 | p[2]);
+		break;
+	case 4:
+		*val = 0x204080u + ((b & 0x0F) << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+		break;
+	default: {
+		uint32_t u = be32_get(p + 1);
+		if (u > 0xFFFFFFFFu - 0x10204080u)
+			return 0;
+		*val = 0x10204080u + u;
+	}
+	}
+	return len;
+}
 
 /* Encode a varint in the shortest form into out (5 bytes max); returns its length. */
 size_t redo_varint_encode(uint8_t *out, uint32_t val);
+
+/* ---- records (spec 2.2-2.7) */
+
+/* Record types: the high bits of a record's first byte. Page records (bit
+ * 0x80 clear, or set for a same_page record) carry b & 0x70; file records
+ * carry b & 0xF0. */
+enum redo_rec_type {
+	REDO_T_FREE_PAGE = 0x00,
+	REDO_T_INIT_PAGE = 0x10,
+	REDO_T_EXTENDED = 0x20,      /* its first payload byte is a subtype (0..REDO_EXT_LAST) */
+	REDO_T_WRITE = 0x30,
+	REDO_T_MEMSET = 0x40,
+	REDO_T_MEMMOVE = 0x50,
+	REDO_T_RESERVED = 0x60,
+	REDO_T_OPTION = 0x70,
+	REDO_T_FILE_CREATE = 0x80,
+	REDO_T_FILE_DELETE = 0x90,
+	REDO_T_FILE_RENAME = 0xA0,
+	REDO_T_FILE_MODIFY = 0xB0,
+	REDO_T_FILE_CHECKPOINT = 0xF0,
+};
+#define REDO_EXT_TRIM_PAGES 10 /* EXTENDED subtype: undo tablespace truncation */
+#define REDO_EXT_LAST 10       /* the highest EXTENDED subtype */
+
+/* One record, as redo_rec_next() decodes its header. */
+typedef struct redo_rec {
+	uint8_t b;             /* its first byte */
+	uint8_t type;          /* enum redo_rec_type: b & 0x70 for page records, b & 0xF0 for file records */
+	bool same_page;        /* no page identifier: it continues the page named before it */
+	bool file;             /* a file record (FILE_CREATE .. FILE_CHECKPOINT; mtr walks only) */
+	bool padding;          /* a FILE_CHECKPOINT whose payload is all zero: carries nothing (no page id decoded) */
+	uint32_t space_id;     /* the page (or file) it names; carried over for a same_page record */
+	uint32_t page_no;
+	uint32_t start;        /* offset of its first byte in the buffer */
+	uint32_t end;          /* offset just past it (also set on REDO_REC_OVERRUN and REDO_REC_BAD_ID) */
+	const uint8_t *body;   /* its payload: after the length and the page identifier */
+	uint32_t body_len;     /* bytes of payload */
+} redo_rec;
+
+/* A walk over a buffer of records: the records of one mtr (redo_rec_mtr) or
+ * one page's records of one mtr, which hold no file record (redo_rec_entry). */
+typedef struct redo_rec_it {
+	const uint8_t *buf;    /* the records */
+	size_t len;            /* their bytes (at most UINT32_MAX) */
+	size_t pos;            /* offset of the next record; after an error, of the record refused */
+	bool same_ok;          /* bit 0x80 means same_page: always in an entry, in an mtr once a page
+				* record has been seen (one flag: the walk reads it back at once) */
+	uint32_t space_id;     /* the page named last, for same_page records */
+	uint32_t page_no;
+} redo_rec_it;
+
+/* What redo_rec_next() returns: a record, the end, or why the record at
+ * it->pos is refused (the walk then stays there). */
+enum redo_rec_status {
+	REDO_REC_OK = 1,          /* *rec is the next record */
+	REDO_REC_DONE = 0,        /* no record left */
+	REDO_REC_MARKER = -1,     /* a byte 0x00 or 0x01 (an mtr's end) where a record starts */
+	REDO_REC_BAD_LENGTH = -2, /* the length varint is invalid, truncated or longer than 3 bytes */
+	REDO_REC_OVERRUN = -3,    /* the record runs past the end of the buffer */
+	REDO_REC_BAD_ID = -4,     /* the page identifier is invalid or cut short by the record's end */
+};
+
+/* Start a walk over the records of one mtr (without termination byte and CRC). */
+static inline redo_rec_it redo_rec_mtr(const uint8_t *recs, uint32_t len)
+{
+	return (redo_rec_it){.buf = recs, .len = len};
+}
+
+/* Start a walk over records of pages only (a recovery entry): a record with
+ * bit 0x80 set is same_page even when no page was named before it. */
+static inline redo_rec_it redo_rec_entry(const uint8_t *recs, uint32_t len)
+{
+	return (redo_rec_it){.buf = recs, .len = len, .same_ok = true};
+}
+
+/* The length field of the record whose first byte is p[0] (> 1; avail >= 1
+ * bytes from p): low nibble n 1..15, the record is 1 + n bytes; 0, a varint
+ * v of at most 3 bytes follows and the record is 16 + v bytes. *size gets
+ * the record's bytes, *hdr those of the first byte and the varint. Returns
+ * 1; 0 when the varint is invalid or longer than 3 bytes; -1 when avail ends
+ * inside it. The framing of an mtr and redo_rec_next() both read it here. */
+static inline int redo_rec_length(const uint8_t *p, size_t avail, size_t *size, size_t *hdr)
+{
+	uint32_t b = p[0];
+	size_t n = b & 15, h = 1;
+	/* the hint keeps the framing loop's common path (1 + n) one instruction
+	 * long, as in a loop written for it alone */
+	if (__builtin_expect(!n, 0)) {
+		uint32_t v;
+		int l = redo_varint_decode(p + 1, avail - 1, &v);
+		if (l < 0)
+			return -1;
+		if (l == 0 || l > 3)
+			return 0;
+		n = (size_t)v + 15;
+		h += (size_t)l;
+	}
+	*size = n + 1;
+	*hdr = h;
+	return 1;
+}
+
+/* Short text of a REDO_REC_* error ("bad record length", ...). */
+const char *redo_rec_why(int status);
+
+/* The next record of the walk: its first byte (a byte <= 1 is refused), its
+ * length (redo_rec_length) and unless it is same_page its page identifier
+ * (space_id and page_no varints within the record). In an mtr walk a record
+ * with bit 0x80 set is same_page once a page record has been seen, a file
+ * record before that; a FILE_CHECKPOINT with an all-zero payload is padding
+ * (returned with padding set, no page identifier decoded). Only the header
+ * is checked: the caller judges type and payload. Returns an enum
+ * redo_rec_status; rec->b and rec->start are set on errors too. Inline: the
+ * verifier, the collector and the page replay run it for every record. */
+static inline int redo_rec_next(redo_rec_it *it, redo_rec *rec)
+{
+	size_t p = it->pos, n = it->len;
+	if (p >= n)
+		return REDO_REC_DONE;
+	const uint8_t *r = it->buf;
+	uint8_t b = r[p];
+	rec->b = b;
+	rec->start = (uint32_t)p;
+	if (b <= 1)
+		return REDO_REC_MARKER;
+	size_t size, q;
+	if (redo_rec_length(r + p, n - p, &size, &q) <= 0)
+		return REDO_REC_BAD_LENGTH;
+	size_t end = p + size;
+	q += p;
+	if (end > n) {
+		rec->end = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+		return REDO_REC_OVERRUN;
+	}
+	rec->end = (uint32_t)end;
+	rec->same_page = (b & 0x80) && it->same_ok;
+	rec->file = (b & 0x80) && !rec->same_page;
+	rec->padding = false;
+	if (rec->same_page) {
+		rec->type = b & 0x70;
+		rec->space_id = it->space_id;
+		rec->page_no = it->page_no;
+	} else {
+		rec->type = rec->file ? b & 0xF0 : b & 0x70;
+		if (rec->type == REDO_T_FILE_CHECKPOINT) {
+			size_t k = q;
+			while (k < end && !r[k])
+				k++;
+			if (k == end) {
+				rec->padding = true;
+				rec->space_id = rec->page_no = 0;
+				rec->body = r + q;
+				rec->body_len = (uint32_t)(end - q);
+				it->pos = end;
+				return REDO_REC_OK;
+			}
+		}
+		uint32_t space, page;
+		int l1 = redo_varint_decode(r + q, end - q, &space);
+		if (l1 <= 0)
+			return REDO_REC_BAD_ID;
+		q += (size_t)l1;
+		int l2 = redo_varint_decode(r + q, end - q, &page);
+		if (l2 <= 0)
+			return REDO_REC_BAD_ID;
+		q += (size_t)l2;
+		rec->space_id = space;
+		rec->page_no = page;
+		if (!rec->file) {
+			it->same_ok = true;
+			it->space_id = space;
+			it->page_no = page;
+		}
+	}
+	rec->body = r + q;
+	rec->body_len = (uint32_t)(end - q);
+	it->pos = end;
+	return REDO_REC_OK;
+}
 
 /* ---- mini-transactions */
 

@@ -118,49 +118,22 @@ static void on_file_rec(void *ctx, const redo_file_rec *rec)
 	}
 }
 
-/* End of the record at r[p] (0 when malformed); *body: first byte after its page id. */
-static size_t rec_end(const uint8_t *r, size_t len, size_t p, size_t *body)
-{
-	uint8_t b = r[p];
-	size_t q = p + 1, end;
-	uint32_t v;
-	if (b & 15) {
-		end = p + 1 + (b & 15);
-	} else {
-		int l = redo_varint_decode(r + q, len - q, &v);
-		if (l <= 0)
-			return 0;
-		q += (size_t)l;
-		end = p + 16 + v;
-	}
-	if (end > len)
-		return 0;
-	for (int k = 0; !(b & 0x80) && k < 2; k++) {
-		int l = redo_varint_decode(r + q, end - q, &v);
-		if (l <= 0)
-			return 0;
-		q += (size_t)l;
-	}
-	*body = q;
-	return end;
-}
-
 /* Copy the TRIM_PAGES records of the mtr just parsed (those noted without bytes yet). */
 static void grab_trims(const uint8_t *m, size_t len)
 {
 	for (int t = 0; t < n_trims; t++) {
 		if (trims[t].len)
 			continue;
-		for (size_t p = 0, body; p < len;) {
-			size_t end = rec_end(m, len, p, &body);
-			if (!end)
-				break;
-			if ((m[p] & 0x70) == 0x20 && body < end && m[body] == 10 && end - p <= sizeof trims[t].rec) {
-				memcpy(trims[t].rec, m + p, end - p);
-				trims[t].len = (uint32_t)(end - p);
+		redo_rec_it it = redo_rec_mtr(m, (uint32_t)len);
+		redo_rec h;
+		while (redo_rec_next(&it, &h) == REDO_REC_OK) {
+			uint32_t n = h.end - h.start;
+			if (!h.file && h.type == REDO_T_EXTENDED && h.body_len && h.body[0] == REDO_EXT_TRIM_PAGES &&
+			    n <= sizeof trims[t].rec) {
+				memcpy(trims[t].rec, m + h.start, n);
+				trims[t].len = n;
 				break;
 			}
-			p = end;
 		}
 	}
 }

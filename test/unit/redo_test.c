@@ -3,8 +3,10 @@
  * 10.11 server (test/fixtures/innodb, see make-fixtures.sh; the expected
  * values in *.expect come from the spec's independent reference decoder):
  * header and checkpoints, mtr framing (count and end LSN), file records,
- * each end-of-log condition, varints, and the backup header compared byte
- * for byte with what mariabackup wrote.
+ * each end-of-log condition, varints, the record walk (every record of the
+ * real log against redo_records.expect, one page's records, damaged
+ * records), and the backup header compared byte for byte with what
+ * mariabackup wrote.
  */
 #include <CUnit/Basic.h>
 #include <limits.h>
@@ -442,6 +444,243 @@ static void test_varints(void)
 	CU_ASSERT_EQUAL(redo_varint_decode(ex, 0, &v), -1);
 }
 
+/* ---- the record walk (redo_rec_next) */
+
+static const char *type_name(const redo_rec *h)
+{
+	static const char *const page[8] = {"FREE_PAGE", "INIT_PAGE", "EXTENDED", "WRITE",
+					    "MEMSET",    "MEMMOVE",   "RESERVED", "OPTION"};
+	if (!h->file)
+		return page[h->type >> 4];
+	switch (h->type) {
+	case REDO_T_FILE_CREATE:
+		return "FILE_CREATE";
+	case REDO_T_FILE_DELETE:
+		return "FILE_DELETE";
+	case REDO_T_FILE_RENAME:
+		return "FILE_RENAME";
+	case REDO_T_FILE_MODIFY:
+		return "FILE_MODIFY";
+	case REDO_T_FILE_CHECKPOINT:
+		return "FILE_CHECKPOINT";
+	}
+	return "FILE_?";
+}
+
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Every record of every mtr of the real log, against what the reference decoder read
+ * (redo_records.expect: counts, the first 40 records, a digest of all in log order). */
+static void test_rec_walk_real_log(void)
+{
+	size_t bl, hl, el, rl;
+	uint8_t *body = load("redo_body.bin", &bl), *head = load("redo_head.bin", &hl);
+	char *exp = (char *)load("redo.expect", &el), *rexp = (char *)load("redo_records.expect", &rl);
+	CU_ASSERT_FATAL(body && head && exp && rexp);
+	redo_log_info li;
+	CU_ASSERT_EQUAL_FATAL(redo_log_parse(head, hl, expect_u64(exp, "file_size"), "ib_logfile0", &li, NULL), 0);
+	uint64_t lsn = expect_u64(exp, "start_lsn"), digest = 0xcbf29ce484222325ull;
+	uint64_t nrec = 0, nsame = 0, nfile = 0, mtrs = 0;
+	size_t pos = 0;
+	char line[200];
+	const char *want = strstr(rexp, "\nrec ");
+	bool lines_ok = true;
+	redo_mtr m;
+	while (redo_frame_mtr(body + pos, bl - pos, lsn, li.hdr.first_lsn, li.capacity, false, true, &m) ==
+	       REDO_MTR_OK) {
+		redo_rec_it it = redo_rec_mtr(body + pos, m.records_len);
+		redo_rec h;
+		int st;
+		uint32_t last_space = 0, last_page = 0, at = 0;
+		while ((st = redo_rec_next(&it, &h)) == REDO_REC_OK) {
+			/* records follow each other, the payload ends with the record */
+			CU_ASSERT_EQUAL(h.start, at);
+			CU_ASSERT(h.end > h.start && h.end <= m.records_len);
+			CU_ASSERT_PTR_EQUAL(h.body + h.body_len, body + pos + h.end);
+			CU_ASSERT_FALSE(h.padding);
+			at = h.end;
+			if (h.same_page) { /* carried over from the record that named the page */
+				CU_ASSERT_EQUAL(h.space_id, last_space);
+				CU_ASSERT_EQUAL(h.page_no, last_page);
+			} else if (!h.file) {
+				last_space = h.space_id;
+				last_page = h.page_no;
+			}
+			uint8_t flags = (uint8_t)(h.same_page | h.file << 1), rec[22] = {h.type, flags};
+			put_le32(rec + 2, h.space_id);
+			put_le32(rec + 6, h.page_no);
+			put_le32(rec + 10, h.start);
+			put_le32(rec + 14, h.end - h.start);
+			put_le32(rec + 18, h.body_len);
+			digest = fnv(digest, rec, sizeof rec);
+			nrec++;
+			nsame += h.same_page;
+			nfile += h.file;
+			if (want) {
+				snprintf(line, sizeof line, "\nrec %llu %u %s %u %u %u %u %u\n", (unsigned long long)mtrs,
+					 h.start, type_name(&h), h.space_id, h.page_no, h.end - h.start, h.body_len, flags);
+				if (strncmp(want, line, strlen(line) - 1)) {
+					if (lines_ok)
+						printf("\n    record walk: got%.*s", (int)strlen(line) - 1, line);
+					lines_ok = false;
+				}
+				want = strstr(want + 1, "\nrec ");
+			}
+		}
+		CU_ASSERT_EQUAL(st, REDO_REC_DONE);
+		CU_ASSERT_EQUAL(at, m.records_len);
+		CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_DONE);
+		pos += m.len;
+		lsn = m.end_lsn;
+		mtrs++;
+	}
+	CU_ASSERT_EQUAL(mtrs, expect_u64(exp, "mtrs"));
+	CU_ASSERT(lines_ok);
+	CU_ASSERT_PTR_NULL(want);
+	CU_ASSERT_EQUAL(nrec, expect_u64(rexp, "records"));
+	CU_ASSERT_EQUAL(nsame, expect_u64(rexp, "same_page"));
+	CU_ASSERT_EQUAL(nfile, expect_u64(rexp, "file"));
+	char hex[32];
+	snprintf(hex, sizeof hex, "\ndigest %016llx\n", (unsigned long long)digest);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rexp, hex));
+	free(body);
+	free(head);
+	free(exp);
+	free(rexp);
+}
+
+/* Find the real mtr number k of the log (its records, *len bytes). */
+static uint8_t *real_mtr(unsigned k, uint32_t *len)
+{
+	size_t bl, hl, el;
+	uint8_t *body = load("redo_body.bin", &bl), *head = load("redo_head.bin", &hl);
+	char *exp = (char *)load("redo.expect", &el);
+	uint8_t *out = NULL;
+	redo_log_info li;
+	if (body && head && exp &&
+	    !redo_log_parse(head, hl, expect_u64(exp, "file_size"), "ib_logfile0", &li, NULL)) {
+		uint64_t lsn = expect_u64(exp, "start_lsn");
+		size_t pos = 0;
+		redo_mtr m;
+		for (unsigned i = 0; redo_frame_mtr(body + pos, bl - pos, lsn, li.hdr.first_lsn, li.capacity, false, true,
+						     &m) == REDO_MTR_OK;
+		     i++, pos += m.len, lsn = m.end_lsn)
+			if (i == k && (out = malloc(m.records_len))) {
+				memcpy(out, body + pos, m.records_len);
+				*len = m.records_len;
+				break;
+			}
+	}
+	free(body);
+	free(head);
+	free(exp);
+	return out;
+}
+
+/* The records of one page of a real mtr (mtr 3, bytes 72..126: page 0:301) walked as a
+ * recovery entry; a record with bit 0x80 first in an entry is same_page, in an mtr a file record. */
+static void test_rec_walk_entry(void)
+{
+	uint32_t len = 0;
+	uint8_t *m = real_mtr(3, &len);
+	CU_ASSERT_FATAL(m && len > 126);
+	redo_rec_it it = redo_rec_entry(m + 72, 126 - 72);
+	redo_rec h;
+	static const uint8_t types[] = {REDO_T_WRITE,  REDO_T_WRITE,   REDO_T_WRITE,   REDO_T_EXTENDED,
+					REDO_T_WRITE,  REDO_T_MEMSET,  REDO_T_MEMMOVE, REDO_T_WRITE,
+					REDO_T_WRITE,  REDO_T_MEMMOVE, REDO_T_MEMMOVE};
+	static const bool same[] = {false, true, false, true, true, true, true, false, true, true, false};
+	size_t n = 0;
+	while (redo_rec_next(&it, &h) == REDO_REC_OK) {
+		CU_ASSERT_FATAL(n < sizeof types);
+		CU_ASSERT_EQUAL(h.type, types[n]);
+		CU_ASSERT_EQUAL(h.same_page, same[n]);
+		CU_ASSERT_FALSE(h.file);
+		CU_ASSERT_EQUAL(h.space_id, 0);
+		CU_ASSERT_EQUAL(h.page_no, 301);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, sizeof types);
+	CU_ASSERT_EQUAL(it.pos, 126 - 72);
+	/* started at a same_page record: an entry takes it as such, an mtr as a file record */
+	it = redo_rec_entry(m + 78, 4);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_OK);
+	CU_ASSERT(h.same_page && !h.file && h.type == REDO_T_WRITE && h.body_len == 3);
+	it = redo_rec_mtr(m + 78, 4);
+	int st = redo_rec_next(&it, &h);
+	CU_ASSERT(st != REDO_REC_OK || (!h.same_page && h.file));
+	free(m);
+}
+
+/* Damaged records are refused with their reason, and the walk stays on them. */
+static void test_rec_refused(void)
+{
+	uint32_t len = 0;
+	uint8_t *m = real_mtr(3, &len);
+	CU_ASSERT_FATAL(m && len > 170);
+	redo_rec h;
+	/* cut inside the record at +165 (EXTENDED, 19 bytes): the ones before it come first */
+	redo_rec_it it = redo_rec_mtr(m, 170);
+	int st, n = 0;
+	while ((st = redo_rec_next(&it, &h)) == REDO_REC_OK)
+		n++;
+	CU_ASSERT_EQUAL(n, 32);
+	CU_ASSERT_EQUAL(st, REDO_REC_OVERRUN);
+	CU_ASSERT_EQUAL(h.start, 165);
+	CU_ASSERT_EQUAL(h.end, 184);
+	CU_ASSERT_EQUAL(it.pos, 165);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_OVERRUN);
+	CU_ASSERT_STRING_EQUAL(redo_rec_why(st), "record overruns its buffer");
+	/* the same record with a length varint that is not one */
+	m[166] = 0xf8;
+	it = redo_rec_mtr(m, len);
+	while ((st = redo_rec_next(&it, &h)) == REDO_REC_OK)
+		;
+	CU_ASSERT_EQUAL(st, REDO_REC_BAD_LENGTH);
+	CU_ASSERT_EQUAL(it.pos, 165);
+	CU_ASSERT_STRING_EQUAL(redo_rec_why(st), "bad record length");
+	free(m);
+	/* a page identifier cut by the record's end, a varint too long for a length, an end byte */
+	static const uint8_t cut_id[] = {0x31, 0x05}, cut_id2[] = {0x32, 0x05, 0x85};
+	static const uint8_t long_len[] = {0x30, 0xe0, 0, 0, 0}, marker[] = {0x32, 0x05, 0x07, 0x01};
+	it = redo_rec_mtr(cut_id, sizeof cut_id);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_BAD_ID);
+	CU_ASSERT_EQUAL(h.end, 2);
+	it = redo_rec_entry(cut_id2, sizeof cut_id2);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_BAD_ID);
+	CU_ASSERT_STRING_EQUAL(redo_rec_why(REDO_REC_BAD_ID), "bad page identifier");
+	it = redo_rec_mtr(long_len, sizeof long_len);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_BAD_LENGTH);
+	it = redo_rec_mtr(marker, sizeof marker);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_OK);
+	CU_ASSERT(h.type == REDO_T_WRITE && h.space_id == 5 && h.page_no == 7 && h.body_len == 0);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_MARKER);
+	CU_ASSERT_EQUAL(h.start, 3);
+	CU_ASSERT_EQUAL(h.b, 0x01);
+	/* FILE_CHECKPOINT padding (spec 2.7) and a real FILE_CHECKPOINT */
+	static const uint8_t pad[] = {0xf1, 0x00, 0xf2, 0x00, 0x00, 0xfa, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x02, 0x0b};
+	it = redo_rec_mtr(pad, sizeof pad);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_OK);
+		CU_ASSERT(h.file && h.padding && h.type == REDO_T_FILE_CHECKPOINT && h.body_len == (uint32_t)i + 1);
+	}
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_OK);
+	CU_ASSERT(h.file && !h.padding && h.space_id == 0 && h.page_no == 0 && h.body_len == 8);
+	CU_ASSERT_EQUAL(be64_get(h.body), 66059);
+	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_DONE);
+}
+
 static void test_lsn_mapping(void)
 {
 	/* spec 1.4: a 16 MiB log that wrapped 7 times */
@@ -508,6 +747,9 @@ int main(void)
 	CU_add_test(s, "spec 2.9 examples", test_spec_examples);
 	CU_add_test(s, "record rules", test_record_rules);
 	CU_add_test(s, "varints", test_varints);
+	CU_add_test(s, "record walk over every record of a real log", test_rec_walk_real_log);
+	CU_add_test(s, "record walk of one page's records (entry)", test_rec_walk_entry);
+	CU_add_test(s, "record walk refuses damaged records with the reason", test_rec_refused);
 	CU_add_test(s, "LSN to offset, sequence bit", test_lsn_mapping);
 	CU_add_test(s, "backup header equals mariabackup's", test_backup_header_matches_mariabackup);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
