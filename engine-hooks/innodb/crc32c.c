@@ -23,6 +23,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "common/bytes.h"
+
 #define POLY 0x82F63B78u
 
 /* Lane lengths of the interleaved hardware path (bytes per lane). */
@@ -87,14 +89,6 @@ static inline void ensure_init(void)
 	pthread_once(&init_once, init_tables);
 }
 
-/* Little-endian 64-bit load from any address (compiles to one load on x86). */
-static inline uint64_t load_le64(const uint8_t *p)
-{
-	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
-	       (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
-	       (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-}
-
 uint32_t crc32c_update_sw(uint32_t crc, const void *buf, size_t len)
 {
 	ensure_init();
@@ -105,7 +99,7 @@ uint32_t crc32c_update_sw(uint32_t crc, const void *buf, size_t len)
 		len--;
 	}
 	while (len >= 8) {
-		uint64_t w = load_le64(p);
+		uint64_t w = le64_get(p);
 		uint32_t lo = (uint32_t)w ^ c, hi = (uint32_t)(w >> 32);
 		c = sw_tab[7][lo & 0xff] ^ sw_tab[6][(lo >> 8) & 0xff] ^
 		    sw_tab[5][(lo >> 16) & 0xff] ^ sw_tab[4][lo >> 24] ^

@@ -24,25 +24,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "crc32c.h"
 
 /* Crypt data magic on page 0 (spec 4.6). */
 static const uint8_t crypt_magic[6] = {0x73, 0x0E, 0x0C, 0x52, 0x45, 0x74};
-
-static inline uint32_t be16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static inline uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
 
 __attribute__((format(printf, 3, 4))) static bool invalid(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -74,12 +60,12 @@ static bool is_zero(const uint8_t *p, size_t n)
 
 uint64_t innodb_page_lsn(const uint8_t *page)
 {
-	return be64(page + FIL_PAGE_LSN);
+	return be64_get(page + FIL_PAGE_LSN);
 }
 
 uint32_t innodb_page_no(const uint8_t *page)
 {
-	return be32(page + FIL_PAGE_OFFSET);
+	return be32_get(page + FIL_PAGE_OFFSET);
 }
 
 uint32_t innodb_extent_pages(uint32_t logical_size)
@@ -210,7 +196,7 @@ int innodb_page0_parse(const uint8_t *buf, size_t len, innodb_space_info *out, x
 	memset(out, 0, sizeof *out);
 	if (len < FSP_SPACE_FLAGS + 4)
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 is truncated: %zu bytes", len);
-	uint32_t flags = be32(buf + FSP_SPACE_FLAGS);
+	uint32_t flags = be32_get(buf + FSP_SPACE_FLAGS);
 	if (!innodb_flags_decode(flags, out))
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 has invalid tablespace flags 0x%x", flags);
 	if (len < out->physical_size)
@@ -218,15 +204,15 @@ int innodb_page0_parse(const uint8_t *buf, size_t len, innodb_space_info *out, x
 				  out->physical_size);
 	if (is_zero(buf, out->physical_size))
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 is all zero (tablespace being created?)");
-	out->space_id = be32(buf + FSP_SPACE_ID);
+	out->space_id = be32_get(buf + FSP_SPACE_ID);
 	char why[160];
 	if (!innodb_page_is_valid(buf, out, 0, true, why, sizeof why))
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 is corrupt: %s", why);
-	if (be32(buf + FIL_PAGE_SPACE_ID) != out->space_id)
+	if (be32_get(buf + FIL_PAGE_SPACE_ID) != out->space_id)
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page 0 has space id %u in the page header but %u in the FSP header",
-				  be32(buf + FIL_PAGE_SPACE_ID), out->space_id);
-	out->fsp_size = be32(buf + FSP_SIZE);
-	out->free_limit = be32(buf + FSP_FREE_LIMIT);
+				  be32_get(buf + FIL_PAGE_SPACE_ID), out->space_id);
+	out->fsp_size = be32_get(buf + FSP_SIZE);
+	out->free_limit = be32_get(buf + FSP_FREE_LIMIT);
 	uint32_t co = crypt_data_offset(out);
 	if (co + 7 <= out->physical_size && !memcmp(buf + co, crypt_magic, sizeof crypt_magic))
 		out->encrypted = buf[co + 6] != 0;
@@ -237,18 +223,18 @@ int innodb_page0_parse(const uint8_t *buf, size_t len, innodb_space_info *out, x
 
 static bool valid_full_crc32(const uint8_t *p, uint32_t size, char *why, size_t wl)
 {
-	uint32_t type = be16(p + FIL_PAGE_TYPE);
+	uint32_t type = be16_get(p + FIL_PAGE_TYPE);
 	uint32_t end = size;
 	bool compressed = type & 0x8000;
 	if (compressed) {
 		end = (type & 0x7FFF) << 8;
 		if (end < 256 || end >= size)
 			return invalid(why, wl, "bad compressed size %u in the page type field (page size %u)", end, size);
-	} else if (be32(p) == 0 && memcmp(p + FIL_PAGE_LSN + 4, p + size - 8, 4)) {
+	} else if (be32_get(p) == 0 && memcmp(p + FIL_PAGE_LSN + 4, p + size - 8, 4)) {
 		return invalid(why, wl, "lsn mismatch: header low half %08x, trailer %08x (torn page)",
-			       be32(p + FIL_PAGE_LSN + 4), be32(p + size - 8));
+			       be32_get(p + FIL_PAGE_LSN + 4), be32_get(p + size - 8));
 	}
-	uint32_t stored = be32(p + end - 4), calc = crc32c(p, end - 4);
+	uint32_t stored = be32_get(p + end - 4), calc = crc32c(p, end - 4);
 	if (stored != calc)
 		return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (full_crc32%s)", stored, calc,
 			       compressed ? ", page_compressed" : "");
@@ -267,7 +253,7 @@ static bool valid_zip(const uint8_t *p, uint32_t size, uint32_t stored, char *wh
 static bool valid_legacy_encrypted(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
 {
 	uint32_t size = si->physical_size;
-	uint32_t stored = be32(p + FIL_PAGE_KEY_VERSION + 4);
+	uint32_t stored = be32_get(p + FIL_PAGE_KEY_VERSION + 4);
 	uint32_t calc = si->zip ? innodb_checksum_zip(p, size) : innodb_checksum_crc32(p, size);
 	if (stored != calc)
 		return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (encrypted page)", stored, calc);
@@ -279,8 +265,8 @@ static bool valid_legacy_plain(const uint8_t *p, const innodb_space_info *si, ch
 {
 	uint32_t size = si->physical_size;
 	if (si->zip)
-		return valid_zip(p, size, be32(p), why, wl);
-	uint32_t f1 = be32(p), f2 = be32(p + size - 8);
+		return valid_zip(p, size, be32_get(p), why, wl);
+	uint32_t f1 = be32_get(p), f2 = be32_get(p + size - 8);
 	if (f1 == 0 && f2 == 0 && is_zero(p, 26) && is_zero(p + 34, size - 34))
 		return true;
 	if (f1 == BUF_NO_CHECKSUM_MAGIC && f2 == BUF_NO_CHECKSUM_MAGIC)
@@ -288,7 +274,7 @@ static bool valid_legacy_plain(const uint8_t *p, const innodb_space_info *si, ch
 	uint32_t crc = 0;
 	bool have_crc = false;
 	/* old field (trailer): crc32 or innodb, unless it holds the LSN (very old format) or the magic */
-	if (f2 != be32(p + FIL_PAGE_LSN) && f2 != BUF_NO_CHECKSUM_MAGIC) {
+	if (f2 != be32_get(p + FIL_PAGE_LSN) && f2 != BUF_NO_CHECKSUM_MAGIC) {
 		crc = innodb_checksum_crc32(p, size);
 		have_crc = true;
 		if (f2 != crc && f2 != innodb_checksum_innodb_old(p))
@@ -306,14 +292,14 @@ static bool valid_legacy_plain(const uint8_t *p, const innodb_space_info *si, ch
 static bool valid_legacy(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
 {
 	uint32_t size = si->physical_size;
-	uint32_t type = be16(p + FIL_PAGE_TYPE);
+	uint32_t type = be16_get(p + FIL_PAGE_TYPE);
 	if (si->page_compressed && (type == FIL_PAGE_PAGE_COMPRESSED || type == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED))
 		return true; /* no checksum before decompression (spec 4.4 legacy rule 1) */
 	if (!si->zip && memcmp(p + FIL_PAGE_LSN + 4, p + size - 4, 4))
 		return invalid(why, wl, "lsn mismatch: header low half %08x, trailer %08x (torn page)",
-			       be32(p + FIL_PAGE_LSN + 4), be32(p + size - 4));
+			       be32_get(p + FIL_PAGE_LSN + 4), be32_get(p + size - 4));
 	/* a key version on a page other than 0 means encrypted, when page 0 says the space is */
-	bool key_version = be32(p + FIL_PAGE_KEY_VERSION) && be32(p + FIL_PAGE_OFFSET);
+	bool key_version = be32_get(p + FIL_PAGE_KEY_VERSION) && be32_get(p + FIL_PAGE_OFFSET);
 	if (key_version && si->encrypted)
 		return valid_legacy_encrypted(p, si, why, wl);
 	if (valid_legacy_plain(p, si, why, wl))
@@ -334,8 +320,8 @@ bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint
 	if (is_zero(page, 26) && is_zero(page + 34, size - 34) &&
 	    (!si->full_crc32 && !si->zip ? true : is_zero(page + 26, 8)))
 		return true;
-	if (check_page_no && be32(page + FIL_PAGE_OFFSET) != expected_page_no)
-		return invalid(why, whylen, "page number field is %u, expected %u", be32(page + FIL_PAGE_OFFSET),
+	if (check_page_no && be32_get(page + FIL_PAGE_OFFSET) != expected_page_no)
+		return invalid(why, whylen, "page number field is %u, expected %u", be32_get(page + FIL_PAGE_OFFSET),
 			       expected_page_no);
 	if (si->full_crc32)
 		return valid_full_crc32(page, size, why, whylen);
@@ -344,31 +330,11 @@ bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint
 
 /* ---- writing a recovered page (spec 3.11) */
 
-static inline void put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-
 void innodb_page_set_lsn(uint8_t *page, const innodb_space_info *si, uint64_t lsn)
 {
-	put64(page + FIL_PAGE_LSN, lsn);
+	be64_put(page + FIL_PAGE_LSN, lsn);
 	if (!si->zip)
-		put64(page + si->physical_size - 8, lsn);
+		be64_put(page + si->physical_size - 8, lsn);
 }
 
 bool innodb_page_never_encoded(uint32_t space_id, uint32_t page_no)
@@ -422,24 +388,24 @@ void innodb_page_prepare_write(uint8_t *page, const innodb_space_info *si, uint3
 			memset(page + FIL_PAGE_KEY_VERSION, 0, 8);
 	}
 	if (si->zip) {
-		put32(page + FIL_PAGE_SPACE_OR_CHKSUM, innodb_checksum_zip(page, size));
+		be32_put(page + FIL_PAGE_SPACE_OR_CHKSUM, innodb_checksum_zip(page, size));
 		return;
 	}
 	if (si->full_crc32) {
 		memcpy(page + size - 8, page + FIL_PAGE_LSN + 4, 4);
-		put32(page + size - 4, crc32c(page, size - 4));
+		be32_put(page + size - 4, crc32c(page, size - 4));
 		return;
 	}
 	memcpy(page + size - 8, page + FIL_PAGE_LSN, 8);
 	if (si->logical_size == 16384) {
-		uint32_t type = be16(page + FIL_PAGE_TYPE);
+		uint32_t type = be16_get(page + FIL_PAGE_TYPE);
 		uint32_t reset = legacy_reset_type(type, space_id, page_no);
 		if (reset != type)
-			put16(page + FIL_PAGE_TYPE, reset);
+			be16_put(page + FIL_PAGE_TYPE, reset);
 	}
 	uint32_t c = innodb_checksum_crc32(page, size);
-	put32(page + FIL_PAGE_SPACE_OR_CHKSUM, c);
-	put32(page + size - 8, c);
+	be32_put(page + FIL_PAGE_SPACE_OR_CHKSUM, c);
+	be32_put(page + size - 8, c);
 }
 
 void innodb_page_finalize(uint8_t *page, const innodb_space_info *si, uint32_t space_id, uint32_t page_no,

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/bytes.h"
 #include "crc32c.h"
 
 #define FCRC32_STREAM 26  /* full_crc32: the stream follows the (marker, size) type field */
@@ -30,30 +31,6 @@
 #define LEGACY_LEN 38     /* legacy: offset of the stream length */
 #define LEGACY_ALGO 26    /* legacy: 8-byte algorithm field (FIL_PAGE_FILE_FLUSH_LSN position) */
 #define FCRC32_MARKER 0x8000u
-
-static inline uint32_t rd16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void wr16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 const char *pagecomp_algo_name(uint32_t algo)
 {
@@ -77,7 +54,7 @@ bool pagecomp_is_compressed(const uint8_t *stored, const innodb_space_info *si)
 {
 	if (!si->page_compressed)
 		return false;
-	uint32_t type = rd16(stored + FIL_PAGE_TYPE);
+	uint32_t type = be16_get(stored + FIL_PAGE_TYPE);
 	if (si->full_crc32)
 		return (type & FCRC32_MARKER) != 0;
 	return type == FIL_PAGE_PAGE_COMPRESSED || type == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED;
@@ -119,12 +96,12 @@ static int decompress_full_crc32(const uint8_t *stored, uint8_t *out, const inno
 				 uint32_t page_no, xb_error *err)
 {
 	uint32_t size = si->physical_size;
-	uint32_t csize = (rd16(stored + FIL_PAGE_TYPE) & ~FCRC32_MARKER) << 8;
+	uint32_t csize = (be16_get(stored + FIL_PAGE_TYPE) & ~FCRC32_MARKER) << 8;
 	if (csize < 256 || csize >= size)
 		return xb_err_set(err, XB_E_CORRUPT_PAGE,
 				  "page %u: bad compressed size %u in the page type field (page size %u)", page_no,
 				  csize, size);
-	uint32_t stored_crc = rd32(stored + csize - 4), crc = crc32c(stored, csize - 4);
+	uint32_t stored_crc = be32_get(stored + csize - 4), crc = crc32c(stored, csize - 4);
 	if (stored_crc != crc)
 		return xb_err_set(err, XB_E_CORRUPT_PAGE,
 				  "page %u: checksum mismatch in the compressed image: stored %08x, computed %08x",
@@ -145,25 +122,25 @@ static int decompress_legacy(const uint8_t *stored, uint8_t *out, const innodb_s
 			     xb_error *err)
 {
 	uint32_t size = si->physical_size;
-	if (rd16(stored + FIL_PAGE_TYPE) == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED) {
+	if (be16_get(stored + FIL_PAGE_TYPE) == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED) {
 		xb_err_set(err, XB_E_CORRUPT_PAGE,
 			   "page %u is page_compressed and encrypted: it needs decrypting first", page_no);
 		return xb_err_hint(err, "prepare this backup with mariabackup and the server's key management plugin");
 	}
-	if (rd32(stored) != BUF_NO_CHECKSUM_MAGIC)
+	if (be32_get(stored) != BUF_NO_CHECKSUM_MAGIC)
 		return xb_err_set(err, XB_E_CORRUPT_PAGE,
 				  "page %u: page_compressed page without the deadbeef marker (bytes 0..3: %08x)",
-				  page_no, rd32(stored));
-	if (rd32(stored + LEGACY_ALGO) || rd16(stored + LEGACY_ALGO + 4))
+				  page_no, be32_get(stored));
+	if (be32_get(stored + LEGACY_ALGO) || be16_get(stored + LEGACY_ALGO + 4))
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page %u: bad page_compressed algorithm field %08x%08x",
-				  page_no, rd32(stored + LEGACY_ALGO), rd32(stored + LEGACY_ALGO + 4));
-	uint32_t algo = rd16(stored + LEGACY_ALGO + 6);
+				  page_no, be32_get(stored + LEGACY_ALGO), be32_get(stored + LEGACY_ALGO + 4));
+	uint32_t algo = be16_get(stored + LEGACY_ALGO + 6);
 	if (algo == PAGECOMP_NONE || algo > PAGECOMP_SNAPPY)
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page %u: unknown page_compressed algorithm %u", page_no,
 				  algo);
 	if (!pagecomp_algo_supported(algo))
 		return unsupported(err, page_no, algo);
-	uint32_t clen = rd16(stored + LEGACY_LEN);
+	uint32_t clen = be16_get(stored + LEGACY_LEN);
 	if (clen == 0 || clen > size - LEGACY_STREAM)
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "page %u: bad compressed length %u (page size %u)", page_no,
 				  clen, size);
@@ -233,17 +210,17 @@ static int compress_image(const uint8_t *page, uint8_t *out, const innodb_space_
 		if (csize >= size)
 			return 0;
 		memcpy(out, page, FIL_PAGE_TYPE);
-		wr16(out + FIL_PAGE_TYPE, FCRC32_MARKER | csize >> 8);
-		wr32(out + csize - 4, crc32c(out, csize - 4));
+		be16_put(out + FIL_PAGE_TYPE, FCRC32_MARKER | csize >> 8);
+		be32_put(out + csize - 4, crc32c(out, csize - 4));
 	} else {
 		if (!deflate_page(page, size, out, LEGACY_STREAM, level, &clen))
 			return 0;
 		memcpy(out, page, FIL_PAGE_DATA);
-		wr32(out + FIL_PAGE_SPACE_OR_CHKSUM, BUF_NO_CHECKSUM_MAGIC);
+		be32_put(out + FIL_PAGE_SPACE_OR_CHKSUM, BUF_NO_CHECKSUM_MAGIC);
 		memset(out + LEGACY_ALGO, 0, 6);
-		wr16(out + LEGACY_ALGO + 6, algo);
-		wr16(out + FIL_PAGE_TYPE, FIL_PAGE_PAGE_COMPRESSED);
-		wr16(out + LEGACY_LEN, clen);
+		be16_put(out + LEGACY_ALGO + 6, algo);
+		be16_put(out + FIL_PAGE_TYPE, FIL_PAGE_PAGE_COMPRESSED);
+		be16_put(out + LEGACY_LEN, clen);
 	}
 	*compressed = true;
 	return 0;
@@ -264,7 +241,7 @@ int pagecomp_flush_image(uint8_t *page, uint8_t *out, const innodb_space_info *s
 			memcpy(page + size - 8, page + FIL_PAGE_LSN + 4, 4);
 		else
 			innodb_page_prepare_write(page, si, space_id, page_no);
-		if (!type_never_compressed(rd16(page + FIL_PAGE_TYPE))) {
+		if (!type_never_compressed(be16_get(page + FIL_PAGE_TYPE))) {
 			bool compressed;
 			rc = compress_image(page, out, si, page_no, level ? level : PAGECOMP_DEFAULT_LEVEL, &compressed,
 					    err);

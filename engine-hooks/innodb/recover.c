@@ -18,11 +18,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
 #include "innodb/pagecomp.h"
 #include "innodb/redo.h"
+#include "platform/clock.h"
 
 #define RUN_BYTES (1u << 20)
 
@@ -41,21 +42,6 @@ typedef struct worker {
 	uint8_t *tmp;  /* one logical page (page_compressed) */
 	uint8_t *out;  /* one physical page (page_compressed write image) */
 } worker;
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static inline uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static bool all_zero(const uint8_t *p, size_t n)
 {
@@ -139,7 +125,7 @@ static int load_frame(worker *w, space_file *f, recv_page *pg, uint8_t *stored, 
 			return xb_err_prefix(&w->err, "%s", f->rel);
 		*frame = w->tmp;
 	}
-	*page_lsn = be64(*frame + 16);
+	*page_lsn = be64_get(*frame + 16);
 	return 0;
 }
 
@@ -217,13 +203,13 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
  * block; the rest of the page in the file keeps what it had. */
 static size_t image_bytes(const space_file *f, const uint8_t *img)
 {
-	uint32_t psz = f->info.physical_size, type = (uint32_t)img[24] << 8 | img[25], len = psz;
+	uint32_t psz = f->info.physical_size, type = be16_get(img + 24), len = psz;
 	if (!f->info.page_compressed)
 		return psz;
 	if (f->info.full_crc32 && (type & 0x8000))
 		len = (type & 0x7FFF) << 8;
 	else if (!f->info.full_crc32 && type == FIL_PAGE_PAGE_COMPRESSED)
-		len = 40u + ((uint32_t)img[38] << 8 | img[39]);
+		len = 40u + be16_get(img + 38);
 	uint32_t b = f->io_block ? f->io_block : 4096;
 	len = (len + b - 1) / b * b;
 	return len < psz ? len : psz;
@@ -252,7 +238,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 	bool need_read = f->info.page_compressed;
 	for (size_t k = 0; k < n; k++)
 		need_read |= !w->pages[i + k]->init_lsn;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = xb_clock_ns();
 	if (need_read) {
 		size_t got;
 		if (read_all(fd, w->buf, n * psz, off, &got))
@@ -261,7 +247,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		memset(w->buf + got, 0, n * psz - got);
 		w->st.pages_read += got / psz;
 	}
-	uint64_t t1 = now_ns();
+	uint64_t t1 = xb_clock_ns();
 	w->st.ns_read += t1 - t0;
 	if (w->check_only) {
 		for (size_t k = 0; k < n; k++) {
@@ -272,7 +258,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 			if (rc)
 				return rc;
 		}
-		w->st.ns_read += now_ns() - t1;
+		w->st.ns_read += xb_clock_ns() - t1;
 		return 0;
 	}
 	size_t wstart = 0, wn = 0;
@@ -294,19 +280,19 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		}
 		if (!wn)
 			continue;
-		uint64_t b = now_ns();
+		uint64_t b = xb_clock_ns();
 		w->st.ns_apply += b - t1;
 		if (write_all(fd, w->buf + wstart * psz, wn * psz, off + (off_t)(wstart * psz)))
 			return xb_err_set(&w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
 					  w->pages[i + wstart]->page_no, strerror(errno));
 		for (size_t k2 = wstart; k2 < wstart + wn; k2++)
 			spaces_mark_written(f, w->pages[i + k2]->page_no);
-		t1 = now_ns();
+		t1 = xb_clock_ns();
 		w->st.ns_write += t1 - b;
 		w->st.pages_written += wn;
 		wn = 0;
 	}
-	w->st.ns_apply += now_ns() - t1;
+	w->st.ns_apply += xb_clock_ns() - t1;
 	f->written = true;
 	return 0;
 }

@@ -24,26 +24,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
 #include "common/log.h"
+#include "common/path.h"
 #include "common/progress.h"
 #include "innodb/crc32c.h"
 #include "innodb/recv.h"
 #include "innodb/redo.h"
 #include "innodb/spaces.h"
 #include "innodb/trxsys.h"
+#include "platform/clock.h"
 
 #define WINDOW (4u << 20)
 #define LOG_NAME "ib_logfile0"
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* The log being read. */
 typedef struct logrd {
@@ -60,7 +55,9 @@ typedef struct logrd {
 
 static int log_open(logrd *l, const char *dir, xb_error *err)
 {
-	snprintf(l->path, sizeof l->path, "%s/%s", dir, LOG_NAME);
+	int rc = xb_path_join(l->path, sizeof l->path, dir, LOG_NAME, err);
+	if (rc)
+		return rc;
 	l->fd = open(l->path, O_RDONLY | O_CLOEXEC);
 	if (l->fd < 0)
 		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_IO_READ, "cannot open %s: %s", l->path,
@@ -70,8 +67,7 @@ static int log_open(logrd *l, const char *dir, xb_error *err)
 	ssize_t n = fstat(l->fd, &st) ? -1 : pread(l->fd, area, sizeof area, 0);
 	if (n < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", l->path, strerror(errno));
-	int rc = redo_log_parse(area, (size_t)n, (uint64_t)st.st_size, l->path, &l->info, err);
-	if (rc)
+	if ((rc = redo_log_parse(area, (size_t)n, (uint64_t)st.st_size, l->path, &l->info, err)))
 		return rc;
 	if (l->info.hdr.encrypted) {
 		xb_err_set(err, XB_E_REDO_FORMAT, "%s is an encrypted redo log: this version cannot decrypt it", l->path);
@@ -98,7 +94,7 @@ static int log_fill(logrd *l, uint64_t *ns, xb_error *err)
 	uint64_t next_lsn = l->buf_lsn + l->have;
 	if (next_lsn >= l->file_end_lsn)
 		return 0;
-	uint64_t t = now_ns();
+	uint64_t t = xb_clock_ns();
 	memmove(l->buf, l->buf + l->pos, ahead);
 	l->buf_lsn += l->pos;
 	l->pos = 0;
@@ -120,7 +116,7 @@ static int log_fill(logrd *l, uint64_t *ns, xb_error *err)
 		want -= (size_t)k;
 		off += k;
 	}
-	*ns += now_ns() - t;
+	*ns += xb_clock_ns() - t;
 	return 0;
 }
 
@@ -236,11 +232,11 @@ static void verify_run(verifier *v, vrun *vr, bool main_run)
 static void *verify_main(void *arg)
 {
 	verifier *v = arg;
-	uint64_t t = now_ns();
+	uint64_t t = xb_clock_ns();
 	verify_run(v, &v->main, true);
 	if (!v->main.rc && !v->main.hit_stop)
 		atomic_store(&v->verified_lsn, v->main.lsn);
-	v->ns = now_ns() - t;
+	v->ns = xb_clock_ns() - t;
 	atomic_store(&v->finished, true);
 	return NULL;
 }
@@ -255,7 +251,7 @@ static int verifier_start(verifier *v, const logrd *l, const recovery_opts *o, x
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	v->main.l.have = v->main.l.pos = 0;
 	v->main.lsn = l->buf_lsn;
-	v->t0 = now_ns();
+	v->t0 = xb_clock_ns();
 	if (pthread_create(&v->tid, NULL, verify_main, v))
 		return xb_err_set(err, XB_E_INTERNAL, "cannot start a thread");
 	v->started = true;
@@ -317,12 +313,12 @@ static int verifier_join(verifier *v, recv *r, recovery_stats *st, bool help, xb
 {
 	if (!v->started)
 		return 0;
-	uint64_t t = now_ns();
+	uint64_t t = xb_clock_ns();
 	if (help)
 		verifier_help(v);
 	pthread_join(v->tid, NULL);
 	v->started = false;
-	st->ns_lookahead += now_ns() - t; /* what the parser waited for it (or helped) */
+	st->ns_lookahead += xb_clock_ns() - t; /* what the parser waited for it (or helped) */
 	if (v->main.rc) {
 		*err = v->main.err;
 		return v->main.rc;
@@ -340,7 +336,7 @@ static int verifier_join(verifier *v, recv *r, recovery_stats *st, bool help, xb
 		xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s, in parallel with parsing, the part "
 			"from LSN %llu by the parser once its memory was full; %zu pages are freed or rebuilt somewhere "
 			"in it",
-			(unsigned long long)end, (unsigned long long)mtrs, (double)(now_ns() - v->t0) / 1e9,
+			(unsigned long long)end, (unsigned long long)mtrs, (double)(xb_clock_ns() - v->t0) / 1e9,
 			(unsigned long long)v->split_lsn, r->n_later);
 	else
 		xb_info("log verified to LSN %llu (%llu mini-transactions) in %.2f s, in parallel with parsing; "
@@ -398,9 +394,9 @@ static void *applier_main(void *arg)
 			   .progress = a->prog,
 			   .should_stop = a->o->should_stop,
 			   .check_first = a->started == 1};
-	uint64_t t = now_ns();
+	uint64_t t = xb_clock_ns();
 	a->rc = recover_batch(a->running, a->sp, &ro, &a->st->apply, &a->err);
-	a->st->ns_apply_wall += now_ns() - t;
+	a->st->ns_apply_wall += xb_clock_ns() - t;
 	atomic_store(&a->done, true);
 	return NULL;
 }
@@ -410,9 +406,9 @@ static int applier_join(applier *a, recv *r)
 {
 	if (!a->running)
 		return 0;
-	uint64_t t = now_ns();
+	uint64_t t = xb_clock_ns();
 	pthread_join(a->tid, NULL);
-	a->st->ns_wait_apply += now_ns() - t;
+	a->st->ns_wait_apply += xb_clock_ns() - t;
 	recv_free(a->running);
 	free(a->running);
 	a->running = NULL;
@@ -590,17 +586,18 @@ static int write_empty_log(const char *dir, uint64_t end_lsn, xb_error *err)
 	redo_build_backup_header(b, cp, cp, REDO_BACKUP_CREATOR);
 	uint8_t *m = b + REDO_HEADER_SIZE;
 	m[0] = 0xfa; /* FILE_CHECKPOINT, length 10: space 0, page 0, 8-byte LSN */
-	for (int i = 0; i < 8; i++)
-		m[3 + i] = (uint8_t)(cp >> (56 - 8 * i));
+	be64_put(m + 3, cp);
 	m[11] = 1; /* termination byte: sequence bit of the first pass */
-	uint32_t c = crc32c(m, 11);
-	for (int i = 0; i < 4; i++)
-		m[12 + i] = (uint8_t)(c >> (24 - 8 * i));
+	be32_put(m + 12, crc32c(m, 11));
 	char tmp[4096], path[4096];
-	snprintf(tmp, sizeof tmp, "%s/%s.xbtmp", dir, LOG_NAME);
-	snprintf(path, sizeof path, "%s/%s", dir, LOG_NAME);
+	int rc = xb_path_join3(tmp, sizeof tmp, dir, LOG_NAME, ".xbtmp", err);
+	if (!rc)
+		rc = xb_path_join(path, sizeof path, dir, LOG_NAME, err);
+	if (rc) {
+		free(b);
+		return rc;
+	}
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	int rc = 0;
 	if (fd < 0 || write(fd, b, REDO_HEADER_SIZE + 16) != REDO_HEADER_SIZE + 16 || fsync(fd))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
 	if (fd >= 0)
@@ -654,7 +651,7 @@ static void top_spaces(const recv *r, const spaces *sp, recovery_stats *st)
 
 int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = xb_clock_ns();
 	memset(st, 0, sizeof *st);
 	logrd l;
 	memset(&l, 0, sizeof l);
@@ -687,9 +684,9 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 		rc = verifier_start(&v, &l, o, err);
 	if (!rc) {
 		r.want_checkpoint = l.info.cp.checkpoint_lsn;
-		uint64_t t = now_ns();
+		uint64_t t = xb_clock_ns();
 		rc = parse_and_apply(&l, &r, o, st, &v, &a, pc, err);
-		uint64_t all = now_ns() - t, other = st->ns_read_log + st->ns_wait_apply + st->ns_lookahead;
+		uint64_t all = xb_clock_ns() - t, other = st->ns_read_log + st->ns_wait_apply + st->ns_lookahead;
 		st->ns_parse = all > other ? all - other : 0;
 	}
 	if (!rc)
@@ -699,9 +696,9 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	if (prog)
 		xb_progress_stop(prog);
 	if (!rc) {
-		uint64_t t = now_ns();
+		uint64_t t = xb_clock_ns();
 		rc = spaces_sync(&sp, o->threads < 4 ? 4 : o->threads, err);
-		st->ns_fsync = now_ns() - t;
+		st->ns_fsync = xb_clock_ns() - t;
 	}
 	if (!rc)
 		rc = trxsys_binlog_pos(&sp, st->binlog_name, sizeof st->binlog_name, &st->binlog_offset,
@@ -720,6 +717,6 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	if (l.fd >= 0)
 		close(l.fd);
 	free(l.buf);
-	st->ns_total = now_ns() - t0;
+	st->ns_total = xb_clock_ns() - t0;
 	return rc;
 }

@@ -43,6 +43,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -54,6 +55,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "platform/clock.h"
 #include "redo.h"
 
 #define ALIGN 4096u
@@ -94,11 +96,11 @@ struct redo_follower {
 	uint8_t *tbuf;       /* second read of the tail, TAIL_CONFIRM + 2 * ALIGN bytes */
 	size_t olen;         /* bytes staged in obuf */
 	bool warned_headroom; /* the 20% warning was given */
-	time_t last_log;     /* when ">> log scanned up to" was last printed */
+	time_t last_log;     /* when ">> log scanned up to" was last printed (xb_clock_sec, whole seconds) */
 	uint64_t last_logged_lsn; /* and the LSN it printed */
 	uint64_t durable;    /* largest durable LSN the server reported */
-	time_t durable_fail_since; /* start of a run of failed durable_fn calls, 0 if none */
-	time_t short_since;  /* since when the log has ended below `durable` (0: it does not) */
+	time_t durable_fail_since; /* start of a run of failed durable_fn calls, 0 if none (as last_log) */
+	time_t short_since;  /* since when the log has ended below `durable` (0: it does not; as last_log) */
 	uint64_t cb_limit;   /* file records of mtrs ending past this LSN are not reported (yet) */
 
 	/* shared with other threads */
@@ -334,7 +336,7 @@ static int refresh_durable(redo_follower *rf, xb_error *err)
 		redo_follower_note_server_lsn(rf, d);
 		return 0;
 	}
-	time_t now = time(NULL);
+	time_t now = (time_t)xb_clock_sec();
 	if (!rf->durable_fail_since) {
 		rf->durable_fail_since = now;
 		xb_warn("cannot read the server's flushed LSN, retrying: %s", e.msg);
@@ -439,7 +441,7 @@ static int scan(redo_follower *rf, bool *caught_up, xb_error *err)
 		}
 		if (gated && rereads >= REREAD_TRIES) {
 			/* everything below the durable LSN is on disk: it must parse */
-			time_t now = time(NULL);
+			time_t now = (time_t)xb_clock_sec();
 			if (!rf->short_since)
 				rf->short_since = now;
 			else if (now - rf->short_since >= SHORT_MAX)
@@ -522,23 +524,13 @@ static int follow_round(redo_follower *rf, bool *caught_up, xb_error *err)
 			"the backup fails if it gets a whole log ahead (increase innodb_log_file_size or --throttle)",
 			100.0 * h, (unsigned long long)(server_position(rf) - copied), (unsigned long long)cap);
 	}
-	time_t now = time(NULL);
+	time_t now = (time_t)xb_clock_sec();
 	if (copied != rf->last_logged_lsn && now - rf->last_log >= SCANNED_LOG_INTERVAL) {
 		xb_info(">> log scanned up to (%llu)", (unsigned long long)copied);
 		rf->last_log = now;
 		rf->last_logged_lsn = copied;
 	}
 	return 0;
-}
-
-static void add_ms(struct timespec *ts, unsigned ms)
-{
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
 }
 
 static void *follower_main(void *arg)
@@ -558,9 +550,7 @@ static void *follower_main(void *arg)
 			break;
 		}
 		if (caught_up && !rf->kick && !rf->stop_req) {
-			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			add_ms(&ts, rf->poll_ms);
+			struct timespec ts = xb_clock_after_ms(rf->poll_ms);
 			pthread_cond_timedwait(&rf->wake, &rf->mu, &ts);
 		}
 		rf->kick = false;
@@ -575,13 +565,7 @@ static void *follower_main(void *arg)
 
 static int init_sync(redo_follower *rf)
 {
-	pthread_condattr_t ca;
-	if (pthread_condattr_init(&ca) != 0)
-		return -1;
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	int rc = pthread_mutex_init(&rf->mu, NULL) || pthread_cond_init(&rf->wake, &ca) ||
-		 pthread_cond_init(&rf->progress, &ca);
-	pthread_condattr_destroy(&ca);
+	int rc = pthread_mutex_init(&rf->mu, NULL) || xb_clock_cond_init(&rf->wake) || xb_clock_cond_init(&rf->progress);
 	return rc ? -1 : 0;
 }
 
@@ -696,9 +680,7 @@ int redo_follower_check(redo_follower *rf, xb_error *err)
 
 int redo_follower_wait_for(redo_follower *rf, uint64_t lsn, unsigned timeout_s, xb_error *err)
 {
-	struct timespec deadline;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_s;
+	struct timespec deadline = xb_clock_after_ms(timeout_s < UINT_MAX / 1000 ? timeout_s * 1000 : UINT_MAX);
 	int rc = 0;
 	pthread_mutex_lock(&rf->mu);
 	while (atomic_load(&rf->copied_lsn) < lsn) {

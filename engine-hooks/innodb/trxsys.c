@@ -18,21 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
+
 #define TRX_SYS_PAGE 5u
 #define TRX_SYS_RSEGS (38u + 8u + 10u)
 #define TRX_SYS_N_RSEGS 128u
 #define FIL_NULL 0xFFFFFFFFu
 #define BINLOG_NAME_LEN 512u
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
 
 static int read_page(spaces *s, uint32_t space, uint32_t page, uint8_t *buf, bool *ok, xb_error *err)
 {
@@ -67,7 +59,7 @@ int trxsys_binlog_pos(spaces *s, char *name, size_t namelen, uint64_t *offset, b
 	int rc = trx && rs ? read_page(s, 0, TRX_SYS_PAGE, trx, &ok, err) : xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	for (uint32_t i = 0; !rc && ok && i < TRX_SYS_N_RSEGS; i++) {
 		const uint8_t *slot = trx + TRX_SYS_RSEGS + 8 * i;
-		uint32_t sp = be32(slot), pg = be32(slot + 4);
+		uint32_t sp = be32_get(slot), pg = be32_get(slot + 4);
 		bool got;
 		if (pg == FIL_NULL || (rc = read_page(s, sp, pg, rs, &got, err)) || !got)
 			continue;
@@ -77,7 +69,7 @@ int trxsys_binlog_pos(spaces *s, char *name, size_t namelen, uint64_t *offset, b
 		char nm[BINLOG_NAME_LEN + 1];
 		memcpy(nm, rs + base + 8, BINLOG_NAME_LEN);
 		nm[BINLOG_NAME_LEN] = 0;
-		uint64_t off = be64(rs + base);
+		uint64_t off = be64_get(rs + base);
 		int cmp = *best ? strcmp(nm, best) : 1;
 		if (cmp > 0 || (cmp == 0 && off > best_off)) {
 			memcpy(best, nm, sizeof best);

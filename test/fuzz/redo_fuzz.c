@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bytes.h"
 #include "innodb/apply.h"
 #include "innodb/crc32c.h"
 #include "innodb/recv.h"
@@ -85,11 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (buf) {
 			memcpy(buf, data, size);
 			buf[size] = 1;
-			uint32_t c = crc32c(data, size);
-			buf[size + 1] = (uint8_t)(c >> 24);
-			buf[size + 2] = (uint8_t)(c >> 16);
-			buf[size + 3] = (uint8_t)(c >> 8);
-			buf[size + 4] = (uint8_t)c;
+			be32_put(buf + size + 1, crc32c(data, size));
 			redo_mtr m;
 			if (redo_frame_mtr(buf, size + 5, LSN0, LSN0, 1u << 30, false, true, &m) == REDO_MTR_OK &&
 			    m.len == size + 5 && recv_note_later(&notes, buf, m.records_len, LSN0, why, sizeof why) == 0)

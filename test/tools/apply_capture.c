@@ -37,6 +37,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
+#include "common/path.h"
 #include "innodb/apply.h"
 #include "innodb/page.h"
 #include "innodb/pagecomp.h"
@@ -85,26 +87,6 @@ static void die(const char *what)
 	exit(1);
 }
 
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* ---- the redo log */
 
 static void on_file_rec(void *ctx, const redo_file_rec *rec)
@@ -142,7 +124,8 @@ static void grab_trims(const uint8_t *m, size_t len)
 static void read_log(const char *dir, recv *r, uint64_t *cp_lsn, uint64_t *end_lsn)
 {
 	char path[4096];
-	snprintf(path, sizeof path, "%s/ib_logfile0", dir);
+	if (xb_path_join(path, sizeof path, dir, "ib_logfile0", NULL))
+		die("backup directory path too long");
 	int fd = open(path, O_RDONLY);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st))
@@ -194,7 +177,8 @@ static void read_log(const char *dir, recv *r, uint64_t *cp_lsn, uint64_t *end_l
 static char *data_file_path(const char *dir)
 {
 	char path[4096], line[1024];
-	snprintf(path, sizeof path, "%s/backup-my.cnf", dir);
+	if (xb_path_join(path, sizeof path, dir, "backup-my.cnf", NULL))
+		die("backup directory path too long");
 	FILE *f = fopen(path, "r");
 	char *v = NULL;
 	while (f && !v && fgets(line, sizeof line, f))
@@ -227,12 +211,14 @@ static size_t read_page(const space_file *f, uint32_t page_no, uint8_t *buf)
 static bool has_marker(const char *dir, const space_file *f)
 {
 	static const char *const suf[] = {".new", ".del", ".ren"};
-	char path[4096];
+	char path[4096], base[4096];
 	size_t n = strlen(f->rel);
 	if (n > 4 && !strcmp(f->rel + n - 4, ".ibd"))
 		n -= 4;
+	snprintf(base, sizeof base, "%.*s", (int)n, f->rel);
 	for (int i = 0; i < 3; i++) {
-		snprintf(path, sizeof path, "%s/%.*s%s", dir, (int)n, f->rel, suf[i]);
+		if (xb_path_join3(path, sizeof path, dir, base, suf[i], NULL))
+			die("tablespace path too long");
 		if (access(path, F_OK) == 0)
 			return true;
 	}
@@ -290,7 +276,7 @@ static int rebuild(const innodb_space_info *si, uint32_t space_id, uint32_t page
 		} else {
 			memcpy(frame, before, psz);
 		}
-		page_lsn = be64(frame + FIL_PAGE_LSN);
+		page_lsn = be64_get(frame + FIL_PAGE_LSN);
 	}
 	apply_frame af = {.page = frame, .size = fsz, .space_id = space_id, .page_no = page_no, .zip = si->zip};
 	bool modified = false, freed = false;
@@ -370,29 +356,31 @@ static size_t write_fixture(const char *outdir, const cand *c, const uint8_t *be
 {
 	const innodb_space_info *si = &c->bf->info;
 	uint32_t psz = si->physical_size;
-	char slug[64], path[4096];
+	char slug[64], name[128], path[4096];
 	kind_slug(c->picked, slug, sizeof slug);
-	snprintf(path, sizeof path, "%s/%s-%u-%u.bin", outdir, slug, c->pg->space_id, c->pg->page_no);
+	snprintf(name, sizeof name, "%s-%u-%u.bin", slug, c->pg->space_id, c->pg->page_no);
+	if (xb_path_join(path, sizeof path, outdir, name, NULL))
+		die("output directory path too long");
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		die("cannot create a fixture file");
 	uint8_t h[FIX_HDR] = "XBAPPLY1";
-	put32(h + 8, 1);
-	put32(h + 12, si->flags);
-	put32(h + 16, c->pg->space_id);
-	put32(h + 20, c->pg->page_no);
-	put32(h + 24, psz);
-	put32(h + 28, c->pg->n_entries);
-	put64(h + 32, c->pg->init_lsn);
-	put32(h + 40, (uint32_t)c->picked);
+	le32_put(h + 8, 1);
+	le32_put(h + 12, si->flags);
+	le32_put(h + 16, c->pg->space_id);
+	le32_put(h + 20, c->pg->page_no);
+	le32_put(h + 24, psz);
+	le32_put(h + 28, c->pg->n_entries);
+	le64_put(h + 32, c->pg->init_lsn);
+	le32_put(h + 40, (uint32_t)c->picked);
 	size_t n, total = FIX_HDR + 2u * psz;
 	fentry *e = page_entries(c->pg, &n);
 	bool ok = fwrite(h, FIX_HDR, 1, f) == 1 && fwrite(before, psz, 1, f) == 1 && fwrite(after, psz, 1, f) == 1;
 	for (size_t i = 0; ok && i < n; i++) {
 		uint8_t eh[20];
-		put64(eh, e[i].start);
-		put64(eh + 8, e[i].end);
-		put32(eh + 16, e[i].len);
+		le64_put(eh, e[i].start);
+		le64_put(eh + 8, e[i].end);
+		le32_put(eh + 16, e[i].len);
 		ok = fwrite(eh, sizeof eh, 1, f) == 1 && fwrite(e[i].recs, e[i].len, 1, f) == 1;
 		total += sizeof eh + e[i].len;
 	}

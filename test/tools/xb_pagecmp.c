@@ -51,6 +51,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
+#include "common/path.h"
 #include "innodb/page.h"
 #include "innodb/pagecomp.h"
 
@@ -58,9 +60,6 @@ static bool verbose, pc_tail;
 static long max_detail = 20;
 static long n_files, n_same, n_diff, n_only, n_size, n_err;
 static unsigned long long n_tail;
-
-static uint32_t rd16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 /* Read exactly n bytes at off (short only at end of file); -1 on error. */
 static ssize_t read_at(int fd, uint8_t *buf, size_t n, off_t off)
@@ -95,8 +94,8 @@ static int space_info(int fd, innodb_space_info *si, char *why, size_t wl, bool 
 		return 0;
 	/* Page 0 is bad: fall back to its flags so the rest can still be compared. */
 	memset(si, 0, sizeof *si);
-	if (n >= FSP_SPACE_FLAGS + 4 && innodb_flags_decode(rd32(buf + FSP_SPACE_FLAGS), si)) {
-		si->space_id = rd32(buf + FSP_SPACE_ID);
+	if (n >= FSP_SPACE_FLAGS + 4 && innodb_flags_decode(be32_get(buf + FSP_SPACE_FLAGS), si)) {
+		si->space_id = be32_get(buf + FSP_SPACE_ID);
 		*page0_bad = true;
 		snprintf(why, wl, "%s", err.msg);
 		return 0;
@@ -134,13 +133,13 @@ static bool all_zero(const uint8_t *p, uint32_t n)
  * form, 0 when the page is not in that form. */
 static uint32_t pc_image_len(const uint8_t *p, const innodb_space_info *si)
 {
-	uint32_t type = rd16(p + FIL_PAGE_TYPE), len;
+	uint32_t type = be16_get(p + FIL_PAGE_TYPE), len;
 	if (!si->page_compressed)
 		return 0;
 	if (si->full_crc32)
 		len = (type & 0x8000) ? (type & 0x7fff) << 8 : 0;
 	else
-		len = type == FIL_PAGE_PAGE_COMPRESSED ? 40 + rd16(p + 38) : 0;
+		len = type == FIL_PAGE_PAGE_COMPRESSED ? 40 + be16_get(p + 38) : 0;
 	return len <= si->physical_size ? len : 0;
 }
 
@@ -160,7 +159,7 @@ static int page_is_free(int fd, const innodb_space_info *si, uint32_t pg)
 	uint32_t ps = si->physical_size, ext = innodb_extent_pages(si->logical_size);
 	if (read_at(fd, buf, ps, 0) != (ssize_t)ps)
 		return -1;
-	if (pg >= rd32(buf + FSP_FREE_LIMIT))
+	if (pg >= be32_get(buf + FSP_FREE_LIMIT))
 		return 1;
 	uint32_t xdes_page = pg & ~(ps - 1);
 	if (xdes_page && read_at(fd, buf, ps, (off_t)xdes_page * ps) != (ssize_t)ps)
@@ -169,7 +168,7 @@ static int page_is_free(int fd, const innodb_space_info *si, uint32_t pg)
 	const uint8_t *d = buf + FIL_PAGE_DATA + 112 + (size_t)((pg & (ps - 1)) / ext) * xdes_size;
 	if (d + xdes_size > buf + ps)
 		return -1;
-	uint32_t state = rd32(d + 20);
+	uint32_t state = be32_get(d + 20);
 	if (state == 0 || state == 1) /* not initialised, XDES_FREE */
 		return 1;
 	uint32_t bit = 2 * (pg % ext);
@@ -213,7 +212,7 @@ static void page_detail(const char *rel, uint32_t pg, const uint8_t *a, const ui
 	printf("      %s page %u: %u bytes differ from byte %u; lsn A=%llu B=%llu; type A=%u B=%u; "
 	       "page_no A=%u B=%u; checksum A=%s B=%s%s\n",
 	       rel, pg, nbytes, first, (unsigned long long)innodb_page_lsn(a), (unsigned long long)innodb_page_lsn(b),
-	       rd16(a + FIL_PAGE_TYPE), rd16(b + FIL_PAGE_TYPE), innodb_page_no(a), innodb_page_no(b),
+	       be16_get(a + FIL_PAGE_TYPE), be16_get(b + FIL_PAGE_TYPE), innodb_page_no(a), innodb_page_no(b),
 	       va ? "ok" : "BAD", vb ? "ok" : "BAD", notes);
 }
 
@@ -387,8 +386,12 @@ static int walk(const char *root, const char *rel, strvec *out)
 			continue;
 		char sub[4096], full[8192];
 		snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		snprintf(full, sizeof full, "%s/%s", root, sub);
 		struct stat st;
+		if (xb_path_join(full, sizeof full, root, sub, NULL)) {
+			printf("ERROR %s/%s: path too long\n", root, sub);
+			rc = -1;
+			continue;
+		}
 		if (lstat(full, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
@@ -429,9 +432,13 @@ static int compare_dirs(const char *a, const char *b)
 				rc = 1;
 		} else {
 			char pa[8192], pb[8192];
-			snprintf(pa, sizeof pa, "%s/%s", a, fa.v[i]);
-			snprintf(pb, sizeof pb, "%s/%s", b, fb.v[j]);
-			int r = compare_files(pa, pb, fa.v[i]);
+			int r = 2;
+			if (xb_path_join(pa, sizeof pa, a, fa.v[i], NULL) || xb_path_join(pb, sizeof pb, b, fb.v[j], NULL)) {
+				printf("ERROR %s: path too long\n", fa.v[i]);
+				n_err++;
+			} else {
+				r = compare_files(pa, pb, fa.v[i]);
+			}
 			if (r > rc)
 				rc = r;
 			i++, j++;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bytes.h"
 #include "innodb/crc32c.h"
 #include "innodb/redo.h"
 
@@ -474,12 +475,6 @@ static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n)
 	return h;
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* Every record of every mtr of the real log, against what the reference decoder read
  * (redo_records.expect: counts, the first 40 records, a digest of all in log order). */
 static void test_rec_walk_real_log(void)
@@ -518,11 +513,11 @@ static void test_rec_walk_real_log(void)
 				last_page = h.page_no;
 			}
 			uint8_t flags = (uint8_t)(h.same_page | h.file << 1), rec[22] = {h.type, flags};
-			put_le32(rec + 2, h.space_id);
-			put_le32(rec + 6, h.page_no);
-			put_le32(rec + 10, h.start);
-			put_le32(rec + 14, h.end - h.start);
-			put_le32(rec + 18, h.body_len);
+			le32_put(rec + 2, h.space_id);
+			le32_put(rec + 6, h.page_no);
+			le32_put(rec + 10, h.start);
+			le32_put(rec + 14, h.end - h.start);
+			le32_put(rec + 18, h.body_len);
 			digest = fnv(digest, rec, sizeof rec);
 			nrec++;
 			nsame += h.same_page;
