@@ -2,7 +2,9 @@
  * recover.c - the apply phase of recovery: files to size, then pages.
  *
  * The batch's pages, sorted by (space, page), are cut into one contiguous
- * range per worker thread. A worker walks its range in runs: adjacent pages
+ * range per thread, the jobs of the parallel executor (common/parallel.h),
+ * whose workers hold their buffers and statistics from worker_start to
+ * worker_end. A worker walks its range in runs: adjacent pages
  * of one file that must be read (not rebuilt by INIT_PAGE/FREE_PAGE) are read
  * with one pread of up to 1 MiB. Each page is then validated, brought up to
  * date entry by entry (an entry whose start LSN is below the page LSN, or
@@ -14,28 +16,27 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/parallel.h"
 #include "innodb/pagecomp.h"
 #include "innodb/redo.h"
 #include "platform/clock.h"
 
 #define RUN_BYTES (1u << 20)
 
+/* A worker's state (worker_start) while it runs jobs: page ranges of the batch. */
 typedef struct worker {
-	recv_page **pages;
-	size_t n;
+	recv_page **pages;  /* the range of the job being run */
+	size_t n;           /* its pages */
 	spaces *sp;
 	const recover_opts *o;
-	recover_stats st;
-	xb_error err;
-	int rc;
-	atomic_int *stop;
+	recover_stats st;   /* what this worker did, summed by worker_end */
+	xb_error *err;      /* the running job's error */
+	xb_parallel *run;   /* the run, to stop early when another job failed */
 	uint64_t progress_per_page;
 	bool check_only;  /* the first pass: read and check the pages, write nothing */
 	uint8_t *buf;  /* RUN_BYTES of stored pages */
@@ -115,14 +116,14 @@ static int load_frame(worker *w, space_file *f, recv_page *pg, uint8_t *stored, 
 	if (!(f->space_id == 0 && innodb_page_in_doublewrite(si, pg->page_no)) &&
 	    !spaces_page_written(f, pg->page_no) && /* checked after apply when an earlier batch wrote it */
 	    !innodb_page_is_valid(stored, si, pg->page_no, check_no, why, sizeof why)) {
-		xb_err_set(&w->err, XB_E_CORRUPT_PAGE, "%s page %u fails its checksum before apply: %s", f->rel,
+		xb_err_set(w->err, XB_E_CORRUPT_PAGE, "%s page %u fails its checksum before apply: %s", f->rel,
 			   pg->page_no, why);
-		return xb_err_hint(&w->err, "the backup copy is damaged; take a new backup");
+		return xb_err_hint(w->err, "the backup copy is damaged; take a new backup");
 	}
 	if (si->page_compressed && pagecomp_is_compressed(stored, si)) {
-		int rc = pagecomp_decompress(stored, w->tmp, si, pg->page_no, &w->err);
+		int rc = pagecomp_decompress(stored, w->tmp, si, pg->page_no, w->err);
 		if (rc)
-			return xb_err_prefix(&w->err, "%s", f->rel);
+			return xb_err_prefix(w->err, "%s", f->rel);
 		*frame = w->tmp;
 	}
 	*page_lsn = be64_get(*frame + 16);
@@ -155,7 +156,7 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 		bool only_free = false;
 		char why[200];
 		if (apply_entry(&af, e->recs, e->len, &w->st.applied, &only_free, why, sizeof why) != APPLY_OK)
-			return xb_err_set(&w->err, XB_E_CORRUPT_PAGE,
+			return xb_err_set(w->err, XB_E_CORRUPT_PAGE,
 					  "%s page %u: cannot apply the mini-transaction at LSN %llu: %s", f->rel,
 					  pg->page_no, (unsigned long long)e->start_lsn, why);
 		modified = !only_free;
@@ -178,9 +179,9 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 	}
 	if (si->page_compressed && si->full_crc32) {
 		rc = pagecomp_write_image(frame, w->out, si, f->space_id, pg->page_no, last_end,
-					  w->o->compression_level, &w->err);
+					  w->o->compression_level, w->err);
 		if (rc)
-			return xb_err_prefix(&w->err, "%s", f->rel);
+			return xb_err_prefix(w->err, "%s", f->rel);
 		*write_image = w->out;
 	} else {
 		/* legacy page_compressed pages too: mariabackup writes them uncompressed
@@ -190,7 +191,7 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 	}
 	char why[160];
 	if (!innodb_page_is_valid(*write_image, si, pg->page_no, true, why, sizeof why))
-		return xb_err_set(&w->err, XB_E_CORRUPT_PAGE,
+		return xb_err_set(w->err, XB_E_CORRUPT_PAGE,
 				  "%s page %u fails its checksum after applying redo up to LSN %llu: %s", f->rel,
 				  pg->page_no, (unsigned long long)last_end, why);
 	if (pg->init_lsn)
@@ -242,7 +243,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 	if (need_read) {
 		size_t got;
 		if (read_all(fd, w->buf, n * psz, off, &got))
-			return xb_err_set(&w->err, XB_E_IO_READ, "cannot read %s page %u: %s", f->rel,
+			return xb_err_set(w->err, XB_E_IO_READ, "cannot read %s page %u: %s", f->rel,
 					  w->pages[i]->page_no, strerror(errno));
 		memset(w->buf + got, 0, n * psz - got);
 		w->st.pages_read += got / psz;
@@ -283,7 +284,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		uint64_t b = xb_clock_ns();
 		w->st.ns_apply += b - t1;
 		if (write_all(fd, w->buf + wstart * psz, wn * psz, off + (off_t)(wstart * psz)))
-			return xb_err_set(&w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
+			return xb_err_set(w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
 					  w->pages[i + wstart]->page_no, strerror(errno));
 		for (size_t k2 = wstart; k2 < wstart + wn; k2++)
 			spaces_mark_written(f, w->pages[i + k2]->page_no);
@@ -326,17 +327,14 @@ static void prefetch(worker *w, size_t i, size_t *pf)
 	}
 }
 
-static void *work(void *arg)
+/* Apply (or check) the pages of the worker's range, run by run. */
+static int work(worker *w)
 {
-	worker *w = arg;
 	size_t i = 0, pf = 0;
-	while (i < w->n && !atomic_load(w->stop)) {
+	while (i < w->n && !xb_parallel_stopping(w->run)) {
 		prefetch(w, i, &pf);
-		if (w->o->should_stop && w->o->should_stop()) {
-			w->rc = xb_err_set(&w->err, XB_E_INTERRUPTED, "interrupted while applying redo to pages");
-			atomic_store(w->stop, 1);
-			break;
-		}
+		if (w->o->should_stop && w->o->should_stop())
+			return xb_err_set(w->err, XB_E_INTERRUPTED, "interrupted while applying redo to pages");
 		recv_page *pg = w->pages[i];
 		space_file *f = spaces_find(w->sp, pg->space_id);
 		if (!f) { /* dropped tablespace (checked before the workers start) */
@@ -347,19 +345,17 @@ static void *work(void *arg)
 		int fd;
 		off_t off;
 		uint64_t run_max;
-		w->rc = spaces_locate(f, pg->page_no, &fd, &off, &run_max, &w->err);
-		size_t n = w->rc ? 0 : run_length(w, i, f, run_max);
-		if (!w->rc)
-			w->rc = do_run(w, f, i, n, fd, off);
-		if (w->rc) {
-			atomic_store(w->stop, 1);
-			break;
-		}
+		int rc = spaces_locate(f, pg->page_no, &fd, &off, &run_max, w->err);
+		size_t n = rc ? 0 : run_length(w, i, f, run_max);
+		if (!rc)
+			rc = do_run(w, f, i, n, fd, off);
+		if (rc)
+			return rc;
 		if (w->o->progress && !w->check_only)
 			__atomic_add_fetch(w->o->progress, w->progress_per_page * n, __ATOMIC_RELAXED);
 		i += n;
 	}
-	return NULL;
+	return 0;
 }
 
 /* The file of a tablespace: by space id, else an unidentified file claimed by the
@@ -465,69 +461,89 @@ void recover_stats_add(recover_stats *a, const recover_stats *b)
 	a->ns_write += b->ns_write;
 }
 
-static int alloc_worker(worker *w)
+/* One pass of the workers over the batch's pages (the executor's context). */
+typedef struct pass {
+	recv_page **pages;          /* the batch's pages, sorted */
+	size_t n;                   /* how many */
+	size_t jobs;                /* contiguous ranges they are cut into */
+	spaces *sp;
+	const recover_opts *o;
+	bool check_only;            /* read and check only */
+	uint64_t progress_per_page; /* bytes of log a page stands for */
+	recover_stats *st;          /* where the workers' statistics are added */
+} pass;
+
+static int worker_start(void *ctx, int id, void **wstate, xb_error *err)
 {
+	const pass *ps = ctx;
+	worker *w = calloc(1, sizeof *w);
+	if (!w)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	*wstate = w;
+	w->sp = ps->sp;
+	w->o = ps->o;
+	w->check_only = ps->check_only;
+	w->progress_per_page = ps->progress_per_page;
 	w->buf = aligned_alloc(4096, RUN_BYTES);
 	w->tmp = aligned_alloc(4096, INNODB_PAGE_SIZE_MAX);
 	w->out = aligned_alloc(4096, INNODB_PAGE_SIZE_MAX);
-	return w->buf && w->tmp && w->out ? 0 : -1;
+	if (!w->buf || !w->tmp || !w->out)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	return 0;
 }
 
-static void free_worker(worker *w)
+/* Job i: the i-th of ps->jobs contiguous ranges of pages. */
+static int job(xb_parallel *run, void *ctx, size_t i, int id, void *wstate, xb_error *err)
 {
+	const pass *ps = ctx;
+	worker *w = wstate;
+	size_t a = ps->n * i / ps->jobs, b = ps->n * (i + 1) / ps->jobs;
+	w->pages = ps->pages + a;
+	w->n = b - a;
+	w->err = err;
+	w->run = run;
+	return work(w);
+}
+
+static void worker_end(void *ctx, int id, void *wstate)
+{
+	const pass *ps = ctx;
+	worker *w = wstate;
+	if (!w)
+		return;
+	if (ps->check_only) /* pages are counted once, by the pass that applies */
+		ps->st->ns_read += w->st.ns_read;
+	else
+		recover_stats_add(ps->st, &w->st);
 	free(w->buf);
 	free(w->tmp);
 	free(w->out);
+	free(w);
 }
 
-/* Run the workers over the pages, on as many threads as the batch is worth. */
+/* Run the workers over the pages, on as many threads as the batch is worth
+ * (one below 64 pages a thread), one contiguous range of pages each. */
 static int run_workers(recv *r, spaces *s, const recover_opts *o, recv_page **pages, size_t n, bool check_only,
 		       recover_stats *st, xb_error *err)
 {
 	int nt = o->threads < 1 ? 1 : o->threads;
 	if (n < (size_t)nt * 64)
 		nt = 1;
-	worker *w = calloc((size_t)nt, sizeof *w);
-	pthread_t *tid = calloc((size_t)nt, sizeof *tid);
-	atomic_int stop = 0;
-	int rc = 0, started = 0;
-	if (!w || !tid)
-		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	for (int t = 0; !rc && t < nt; t++) {
-		size_t a = n * (size_t)t / (size_t)nt, b = n * (size_t)(t + 1) / (size_t)nt;
-		w[t] = (worker){.pages = pages + a, .n = b - a, .sp = s, .o = o, .stop = &stop, .check_only = check_only};
-		w[t].progress_per_page = n ? (r->batch_end_lsn - r->batch_first_lsn) / n : 0;
-		if (alloc_worker(&w[t])) {
-			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
-			break;
-		}
-		if (nt == 1) {
-			work(&w[t]);
-			started = 1;
-		} else if (pthread_create(&tid[t], NULL, work, &w[t])) {
-			rc = xb_err_set(err, XB_E_INTERNAL, "cannot start a thread");
-			break;
-		} else {
-			started = t + 1;
-		}
-	}
-	for (int t = 0; t < started; t++) {
-		if (nt > 1)
-			pthread_join(tid[t], NULL);
-		if (w[t].rc && !rc) {
-			rc = w[t].rc;
-			*err = w[t].err;
-		}
-		if (check_only) /* pages are counted once, by the pass that applies */
-			st->ns_read += w[t].st.ns_read;
-		else
-			recover_stats_add(st, &w[t].st);
-	}
-	for (int t = 0; w && t < nt; t++)
-		free_worker(&w[t]);
-	free(w);
-	free(tid);
-	return rc;
+	pass ps = {.pages = pages,
+		   .n = n,
+		   .jobs = (size_t)nt,
+		   .sp = s,
+		   .o = o,
+		   .check_only = check_only,
+		   .progress_per_page = n ? (r->batch_end_lsn - r->batch_first_lsn) / n : 0,
+		   .st = st};
+	xb_parallel_cfg cfg = {.threads = nt,
+			       .jobs = ps.jobs,
+			       .ctx = &ps,
+			       .job = job,
+			       .worker_start = worker_start,
+			       .worker_end = worker_end};
+	return xb_parallel_run(&cfg, err);
 }
 
 int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err)
