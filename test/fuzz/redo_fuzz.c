@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "common/bytes.h"
-#include "innodb/apply.h"
+#include "innodb/recovery/replay.h"
 #include "innodb/crc32c.h"
-#include "innodb/recv.h"
+#include "innodb/recovery/collect.h"
 #include "innodb/redo.h"
 
 #define LSN0 12288u

@@ -1,5 +1,5 @@
 /*
- * apply_capture.c - capture the real-server fixtures of test/unit/apply_real_test.c: for each redo record kind
+ * apply_capture.c - capture the real-server fixtures of test/unit/replay_real_test.c: for each redo record kind
  * a few pages of a real 10.11 backup, each with the page as copied, the page as mariabackup --prepare left it,
  * and the redo entries recovery applies to it.
  *
@@ -7,8 +7,8 @@
  *
  * BACKUP_DIR is an unprepared mariabackup backup, PREPARED_DIR a copy of it prepared by mariabackup in one
  * batch (--use-memory=2G). The redo copy in BACKUP_DIR is parsed from its checkpoint to its end (redo.h) and
- * split into per-page entries (recv.h), all in one batch. Every page with entries is rebuilt the way
- * recover.c does it (entries below the page LSN or the INIT_PAGE LSN skipped, apply_entry, finalize or
+ * split into per-page entries (collect.h), all in one batch. Every page with entries is rebuilt the way
+ * batch.c does it (entries below the page LSN or the INIT_PAGE LSN skipped, apply_entry, finalize or
  * re-compress; two outcomes follow mariabackup instead, see rebuild()) and compared with PREPARED_DIR, noting
  * the kinds of the records actually applied. Then, rarest kind first, up to --per-kind pages (default 3) are
  * picked for each kind: pages already picked count, then one page per tablespace format not yet covered, then
@@ -19,7 +19,7 @@
  *   24 u32 physical page size   28 u32 entries   32 u64 init_lsn   40 u32 kind picked for   44 u32 0
  *   48 the page before (BACKUP_DIR, as stored), then after (PREPARED_DIR, as stored), then per entry
  *      u64 start_lsn, u64 end_lsn, u32 len and len bytes of records.
- * TRIM_PAGES acts on the file, never on a page, so recv.h keeps it out of every entry; in a page (>= 3) that
+ * TRIM_PAGES acts on the file, never on a page, so collect.h keeps it out of every entry; in a page (>= 3) that
  * the truncating mini-transaction rebuilds, that record is put back in front of the page's entry as it stands
  * in the log, so it is replayed (a no-op on a page) within its real mini-transaction. Left out: tablespaces
  * created, renamed or dropped in the log or with a .new/.del/.ren file in BACKUP_DIR (mariabackup swaps files
@@ -39,10 +39,10 @@
 
 #include "common/bytes.h"
 #include "common/path.h"
-#include "innodb/apply.h"
+#include "innodb/recovery/replay.h"
 #include "innodb/page.h"
 #include "innodb/pagecomp.h"
-#include "innodb/recv.h"
+#include "innodb/recovery/collect.h"
 #include "innodb/redo.h"
 #include "innodb/spaces.h"
 
@@ -233,7 +233,7 @@ static int format_class(const space_file *f)
 	       si->page_compressed;
 }
 
-/* ---- recovery of one page, as recover.c does it */
+/* ---- recovery of one page, as batch.c does it */
 
 /* Length of a page_compressed write image that matters (the rest of the page keeps older bytes). */
 static size_t image_len(const innodb_space_info *si, const uint8_t *img)
@@ -247,13 +247,13 @@ static size_t image_len(const innodb_space_info *si, const uint8_t *img)
 	return len < psz ? len : psz;
 }
 
-/* How a page ends up: as recover.c would have it (kept, written), or where mariabackup differs. */
+/* How a page ends up: as batch.c would have it (kept, written), or where mariabackup differs. */
 enum outcome { OUT_KEPT, OUT_WRITTEN, OUT_PUNCHED, OUT_LEGACY_PLAIN, OUT_N };
 static size_t outcomes[OUT_N];
 
 /* Rebuild the page into out; *cmp = bytes of out that the server writes, *how = enum outcome. 0, or 1 with why.
  * Two rules follow
- * what mariabackup 10.11 does rather than recover.c: a page_compressed page whose last applied entry frees it
+ * what mariabackup 10.11 does rather than batch.c: a page_compressed page whose last applied entry frees it
  * is a punched hole (zeros), and a legacy (not full_crc32) page_compressed page is written uncompressed
  * (mariabackup has no innodb_compression_algorithm, so it never compresses in that layout). */
 static int rebuild(const innodb_space_info *si, uint32_t space_id, uint32_t page_no, const uint8_t *before,

@@ -4,7 +4,7 @@
  * Sequence: check that --target-dir is a full backup (xtrabackup_checkpoints),
  * take an exclusive lock on the directory so two prepares never run on it at
  * once, carry out the DDL markers (markers.c), run InnoDB crash recovery on
- * the directory (engine-hooks/innodb/recovery.h: the redo copy is applied to
+ * the directory (innodb/recovery/driver.h: the redo copy is applied to
  * the datafiles, which are fsynced, and the log is replaced by an empty one),
  * then rewrite xtrabackup_checkpoints with backup_type = log-applied, last.
  * Every step can be repeated: pages that already carry a record's LSN skip

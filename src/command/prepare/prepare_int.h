@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "common/error.h"
-#include "innodb/recovery.h"
+#include "innodb/recovery/driver.h"
 
 /* Apply the DDL markers under dir: X.del deletes X.ibd, X.ren renames X.ibd to
  * the name it holds, X.new replaces X.ibd. Each marker is removed once done, so

@@ -1,5 +1,5 @@
 /*
- * apply.h - apply InnoDB redo records to one page frame (MariaDB 10.8+ format).
+ * replay.h - apply InnoDB redo records to one page frame (MariaDB 10.8+ format).
  *
  * Crash recovery groups the records of each mini-transaction by page; one such
  * group is an "entry". apply_entry() replays one entry on the page frame the
@@ -13,8 +13,8 @@
  * the frame must then be considered garbage. Pure functions on memory, no
  * allocation, thread-safe.
  */
-#ifndef XB_INNODB_APPLY_H
-#define XB_INNODB_APPLY_H
+#ifndef XB_INNODB_RECOVERY_REPLAY_H
+#define XB_INNODB_RECOVERY_REPLAY_H
 
 #include <stdbool.h>
 #include <stddef.h>

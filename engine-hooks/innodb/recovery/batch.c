@@ -1,5 +1,5 @@
 /*
- * recover.c - the apply phase of recovery: files to size, then pages.
+ * batch.c - the apply phase of recovery: files to size, then pages.
  *
  * The batch's pages, sorted by (space, page), are cut into one contiguous
  * range per thread, the jobs of the parallel executor (common/parallel.h),
@@ -12,7 +12,7 @@
  * finalized and checked again; modified pages are written in runs of
  * adjacent pages with one pwrite. The first error stops every worker.
  */
-#include "innodb/recover.h"
+#include "innodb/recovery/batch.h"
 
 #include <errno.h>
 #include <fcntl.h>

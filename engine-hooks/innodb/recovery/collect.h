@@ -1,5 +1,5 @@
 /*
- * recv.h - collect the page records of a redo log range, page by page, for
+ * collect.h - collect the page records of a redo log range, page by page, for
  * crash recovery ("prepare"), within a memory budget.
  *
  * Each mini-transaction handed to recv_add_mtr() is split by page: the
@@ -16,14 +16,14 @@
  * when the arena and the page table together reach the budget the caller
  * applies the batch and calls recv_batch_reset(). Spec section 3.1.
  */
-#ifndef XB_INNODB_RECV_H
-#define XB_INNODB_RECV_H
+#ifndef XB_INNODB_RECOVERY_COLLECT_H
+#define XB_INNODB_RECOVERY_COLLECT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "innodb/apply.h"
+#include "innodb/recovery/replay.h"
 
 /* One entry: the records of one mtr for one page. */
 typedef struct recv_entry {

@@ -1,5 +1,5 @@
 /*
- * recovery.c - read the redo copy, batch it, apply it, replace the log.
+ * driver.c - read the redo copy, batch it, apply it, replace the log.
  *
  * The log copy of a backup is linear: its header's first LSN is the
  * checkpoint and the file holds the records from there on without wrapping.
@@ -14,7 +14,7 @@
  * recovery. After the last batch the files are fsynced and the log is
  * replaced (temporary file, fsync, rename, fsync of the directory).
  */
-#include "innodb/recovery.h"
+#include "innodb/recovery/driver.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -31,7 +31,7 @@
 #include "common/path.h"
 #include "common/progress.h"
 #include "innodb/crc32c.h"
-#include "innodb/recv.h"
+#include "innodb/recovery/collect.h"
 #include "innodb/redo.h"
 #include "innodb/spaces.h"
 #include "innodb/trxsys.h"

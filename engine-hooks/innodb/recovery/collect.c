@@ -1,5 +1,5 @@
 /*
- * recv.c - split mini-transactions into per-page entries for recovery.
+ * collect.c - split mini-transactions into per-page entries for recovery.
  *
  * recv_add_mtr() walks an mtr's records twice. The first pass finds the page
  * of every record (a record with a page identifier starts a page, same_page
@@ -11,7 +11,7 @@
  * hash of (space, page) holding indexes into a dense array, so growing the
  * array never invalidates the hash. Spec sections 2.2-2.7 and 3.1.
  */
-#include "innodb/recv.h"
+#include "innodb/recovery/collect.h"
 
 #include <stdarg.h>
 #include <stdio.h>

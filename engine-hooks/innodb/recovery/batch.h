@@ -1,26 +1,26 @@
 /*
- * recover.h - apply one batch of collected redo to the tablespace files.
+ * batch.h - apply one batch of collected redo to the tablespace files.
  *
  * recover_batch() first brings the files to the sizes the log says
  * (undo truncation, extension to the last FSP_SIZE written), then applies
  * the entries of every page of the batch, in (space, page) order, split into
  * contiguous ranges over worker threads. A worker reads runs of adjacent
  * pages with one read, checks each page's checksum, replays the entries
- * newer than the page LSN (apply.h), stamps LSN and checksum the way the
+ * newer than the page LSN (replay.h), stamps LSN and checksum the way the
  * server's flush does (recompressing page_compressed pages), verifies the
  * result and writes runs of adjacent modified pages with one write. Pages
  * whose last state is FREE_PAGE, and pages already current, are not written.
  * Spec section 3.1.
  */
-#ifndef XB_INNODB_RECOVER_H
-#define XB_INNODB_RECOVER_H
+#ifndef XB_INNODB_RECOVERY_BATCH_H
+#define XB_INNODB_RECOVERY_BATCH_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
-#include "innodb/apply.h"
-#include "innodb/recv.h"
+#include "innodb/recovery/replay.h"
+#include "innodb/recovery/collect.h"
 #include "innodb/spaces.h"
 
 typedef struct recover_stats {

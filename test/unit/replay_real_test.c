@@ -1,11 +1,11 @@
 /*
- * apply_real_test.c - redo apply against the bytes a real 10.11 server produced: every record kind applied to
+ * replay_real_test.c - redo apply against the bytes a real 10.11 server produced: every record kind applied to
  * real page images, the result compared byte for byte with what mariabackup --prepare wrote.
  *
  * The fixtures (test/fixtures/apply/<page size>/<kind>-<space>-<page>.bin, made by make-fixtures.sh there
  * with test/tools/apply_capture.c; the layout is described at the top of that tool) each hold one page of a
  * real backup as copied ("before"), the same page after mariabackup's recovery ("after"), and the redo
- * entries recovery collected for it. Each page is rebuilt here the way recover.c does it, with the public
+ * entries recovery collected for it. Each page is rebuilt here the way batch.c does it, with the public
  * functions only: start from "before" (decompressed when page_compressed) or from zeros when an INIT_PAGE or
  * FREE_PAGE rebuilt it, skip entries below the page LSN or that INIT_PAGE, apply the others with
  * apply_entry(), and when the last applied entry did more than free the page, stamp it with the last entry's
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "innodb/apply.h"
+#include "innodb/recovery/replay.h"
 #include "innodb/page.h"
 #include "innodb/pagecomp.h"
 #include "innodb/redo.h"

@@ -1,6 +1,6 @@
 /*
- * recv_test.c - splitting mini-transactions into per-page entries and the
- * multi-batch look-ahead (engine-hooks/innodb/recv.c), on hand-encoded 10.8
+ * collect_test.c - splitting mini-transactions into per-page entries and the
+ * multi-batch look-ahead (engine-hooks/innodb/recovery/collect.c), on hand-encoded 10.8
  * redo records.
  *
  * The look-ahead is what lets a batch leave out pages that a FREE_PAGE or
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "innodb/recv.h"
+#include "innodb/recovery/collect.h"
 
 /* WRITE of two bytes at offset 100 of page (space, page): type 0x30, 5 bytes follow */
 static size_t rec_write(uint8_t *p, uint8_t space, uint8_t page)

@@ -1,5 +1,5 @@
 /*
- * apply_test.c - the redo applier on page frames: the worked example of
+ * replay_test.c - the redo applier on page frames: the worked example of
  * spec 3.14 (one INSERT_HEAP_DYNAMIC on a real page, every changed byte
  * checked), index pages built from INIT_ROW_FORMAT_* and grown and shrunk
  * with INSERT_* and DELETE_* records in both row formats (header fields, record
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "innodb/apply.h"
+#include "innodb/recovery/replay.h"
 #include "innodb/redo.h"
 
 #define SP 7	 /* space id of the test frames */

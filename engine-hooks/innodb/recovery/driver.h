@@ -1,28 +1,28 @@
 /*
- * recovery.h - crash recovery of a backup directory: the InnoDB part of
+ * driver.h - crash recovery of a backup directory: the InnoDB part of
  * --prepare.
  *
  * recovery_run() reads the backup's redo copy (ib_logfile0) from its
- * checkpoint to its end and collects page records (recv.h) until the memory
+ * checkpoint to its end and collects page records (collect.h) until the memory
  * budget is reached. A verifier thread checks the whole log meanwhile;
  * nothing is changed before it is done (then before_apply runs and the
  * tablespaces are scanned). Each batch is then applied to the tablespace
- * files (recover.h) on a thread of its own while the next is collected.
+ * files (batch.h) on a thread of its own while the next is collected.
  * At the end the files are fsynced and the log is replaced with the small,
  * logically empty one mariabackup leaves (header, checkpoint at end - 16,
  * one FILE_CHECKPOINT mini-transaction), so the server finds nothing to
  * recover. Everything it measured goes into recovery_stats.
  */
-#ifndef XB_INNODB_RECOVERY_H
-#define XB_INNODB_RECOVERY_H
+#ifndef XB_INNODB_RECOVERY_DRIVER_H
+#define XB_INNODB_RECOVERY_DRIVER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
-#include "innodb/apply.h"
-#include "innodb/recover.h"
+#include "innodb/recovery/replay.h"
+#include "innodb/recovery/batch.h"
 
 #define RECOVERY_TOP_SPACES 10
 

@@ -1,5 +1,5 @@
 /*
- * apply.c - replay of InnoDB redo records on one page frame (see apply.h,
+ * replay.c - replay of InnoDB redo records on one page frame (see replay.h,
  * spec sections 2.3-2.6 and 3.2-3.10).
  *
  * apply_entry() walks the records of one entry with redo_rec_next() (redo.h:
@@ -24,7 +24,7 @@
  * are bounded, so arbitrary input gives APPLY_CORRUPT, never an access outside
  * the frame. Page header fields are 16-bit and wrap as in the server.
  */
-#include "apply.h"
+#include "innodb/recovery/replay.h"
 
 #include <stdarg.h>
 #include <stdio.h>
