@@ -8,7 +8,7 @@
  * BACKUP_DIR is an unprepared mariabackup backup, PREPARED_DIR a copy of it prepared by mariabackup in one
  * batch (--use-memory=2G). The redo copy in BACKUP_DIR is parsed from its checkpoint to its end (redo.h) and
  * split into per-page entries (collect.h), all in one batch. Every page with entries is rebuilt the way
- * batch.c does it (entries below the page LSN or the INIT_PAGE LSN skipped, apply_entry, finalize or
+ * batch.c does it (entries below the page LSN or the INIT_PAGE LSN skipped, replay_entry, finalize or
  * re-compress; two outcomes follow mariabackup instead, see rebuild()) and compared with PREPARED_DIR, noting
  * the kinds of the records actually applied. Then, rarest kind first, up to --per-kind pages (default 3) are
  * picked for each kind: pages already picked count, then one page per tablespace format not yet covered, then
@@ -54,13 +54,13 @@
 typedef struct fentry {
 	uint64_t start, end; /* LSNs of the mini-transaction */
 	uint32_t len;        /* bytes in recs */
-	const uint8_t *recs; /* the records (recv's arena, or own when a TRIM_PAGES record was put in front) */
+	const uint8_t *recs; /* the records (collector's arena, or own when a TRIM_PAGES record was put in front) */
 	uint8_t *own;        /* malloc'ed copy to free, or NULL */
 } fentry;
 
 /* A page that can become a fixture. */
 typedef struct cand {
-	recv_page *pg;       /* its entries */
+	collect_page *pg;    /* its entries */
 	space_file *bf;      /* its tablespace in BACKUP_DIR */
 	uint32_t kinds;      /* bit k: an applied entry holds a record of kind k */
 	size_t bytes;        /* record bytes of all its entries */
@@ -121,7 +121,7 @@ static void grab_trims(const uint8_t *m, size_t len)
 }
 
 /* Read the backup's log from its checkpoint to its end into r. */
-static void read_log(const char *dir, recv *r, uint64_t *cp_lsn, uint64_t *end_lsn)
+static void read_log(const char *dir, collector *r, uint64_t *cp_lsn, uint64_t *end_lsn)
 {
 	char path[4096];
 	if (xb_path_join(path, sizeof path, dir, "ib_logfile0", NULL))
@@ -161,13 +161,13 @@ static void read_log(const char *dir, recv *r, uint64_t *cp_lsn, uint64_t *end_l
 			break;
 		if (n_trims > n0)
 			grab_trims(lin + pos, m.records_len);
-		if (recv_add_mtr(r, lin + pos, m.records_len, lsn, m.end_lsn, why, sizeof why))
+		if (collect_add_mtr(r, lin + pos, m.records_len, lsn, m.end_lsn, why, sizeof why))
 			die(why);
 		pos += m.len;
 		lsn = m.end_lsn;
 	}
 	*end_lsn = lsn;
-	/* recv keeps copies of the records: the log buffer is no longer needed */
+	/* the collector keeps copies of the records: the log buffer is no longer needed */
 	free(lin);
 }
 
@@ -257,7 +257,7 @@ static size_t outcomes[OUT_N];
  * is a punched hole (zeros), and a legacy (not full_crc32) page_compressed page is written uncompressed
  * (mariabackup has no innodb_compression_algorithm, so it never compresses in that layout). */
 static int rebuild(const innodb_space_info *si, uint32_t space_id, uint32_t page_no, const uint8_t *before,
-		   uint64_t init_lsn, const fentry *e, size_t n, uint8_t *out, size_t *cmp, int *how, apply_stats *st,
+		   uint64_t init_lsn, const fentry *e, size_t n, uint8_t *out, size_t *cmp, int *how, replay_stats *st,
 		   char *why, size_t wl)
 {
 	static uint8_t frame[INNODB_PAGE_SIZE_MAX];
@@ -278,14 +278,14 @@ static int rebuild(const innodb_space_info *si, uint32_t space_id, uint32_t page
 		}
 		page_lsn = be64_get(frame + FIL_PAGE_LSN);
 	}
-	apply_frame af = {.page = frame, .size = fsz, .space_id = space_id, .page_no = page_no, .zip = si->zip};
+	replay_frame af = {.page = frame, .size = fsz, .space_id = space_id, .page_no = page_no, .zip = si->zip};
 	bool modified = false, freed = false;
 	for (size_t i = 0; i < n; i++) {
 		last_end = e[i].end;
 		if (e[i].start < page_lsn || e[i].start < init_lsn)
 			continue;
 		bool only_free = false;
-		if (apply_entry(&af, e[i].recs, e[i].len, st, &only_free, why, wl) != APPLY_OK)
+		if (replay_entry(&af, e[i].recs, e[i].len, st, &only_free, why, wl) != REPLAY_OK)
 			return 1;
 		modified = !only_free;
 		freed = only_free;
@@ -311,13 +311,13 @@ static int rebuild(const innodb_space_info *si, uint32_t space_id, uint32_t page
 }
 
 /* The entries of a page as a fixture holds them (TRIM_PAGES put back, see the top). */
-static fentry *page_entries(const recv_page *pg, size_t *n)
+static fentry *page_entries(const collect_page *pg, size_t *n)
 {
 	fentry *v = calloc(pg->n_entries ? pg->n_entries : 1, sizeof *v);
 	if (!v)
 		die("out of memory");
 	size_t k = 0;
-	for (const recv_entry *e = pg->first; e; e = e->next, k++) {
+	for (const collect_entry *e = pg->first; e; e = e->next, k++) {
 		v[k] = (fentry){.start = e->start_lsn, .end = e->end_lsn, .len = e->len, .recs = e->recs};
 		for (int t = 0; pg->page_no >= 3 && t < n_trims; t++) {
 			if (trims[t].space_id != pg->space_id || trims[t].lsn != e->start_lsn || !trims[t].len)
@@ -347,7 +347,7 @@ static void free_entries(fentry *v, size_t n)
 
 static void kind_slug(int kind, char *out, size_t n)
 {
-	snprintf(out, n, "%s", apply_kind_name(kind));
+	snprintf(out, n, "%s", replay_kind_name(kind));
 	for (char *p = out; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 }
@@ -472,7 +472,7 @@ static void pick_class(int cls, int per_class, const int *rare)
 			v[n++] = &cands[i];
 	qsort(v, n, sizeof *v, by_richness);
 	for (size_t i = 0; i < n && have < per_class; i++, have++)
-		for (int k = 0; k < APPLY_KINDS && v[i]->picked < 0; k++)
+		for (int k = 0; k < REPLAY_KINDS && v[i]->picked < 0; k++)
 			if (v[i]->kinds & 1u << rare[k])
 				v[i]->picked = rare[k];
 	free(v);
@@ -492,17 +492,17 @@ static void pick_outcome(int how, const int *rare)
 		if (!best || by_size(&pc, &pb) < 0)
 			best = c;
 	}
-	for (int k = 0; best && k < APPLY_KINDS && best->picked < 0; k++)
+	for (int k = 0; best && k < REPLAY_KINDS && best->picked < 0; k++)
 		if (best->kinds & 1u << rare[k])
 			best->picked = rare[k];
 }
 
 /* Rebuild one page and note it as a candidate (unless left out, see the top). */
-static void examine(recv *r, recv_page *pg, spaces *bs, spaces *ps, const char *bdir, size_t *left_out)
+static void examine(collector *r, collect_page *pg, spaces *bs, spaces *ps, const char *bdir, size_t *left_out)
 {
 	static uint8_t before[INNODB_PAGE_SIZE_MAX], after[INNODB_PAGE_SIZE_MAX], mine[INNODB_PAGE_SIZE_MAX];
 	space_file *bf = spaces_find(bs, pg->space_id), *af = spaces_find(ps, pg->space_id);
-	const recv_space *rs = recv_space_find(r, pg->space_id);
+	const collect_space *rs = collect_space_find(r, pg->space_id);
 	bool renamed = rs && rs->name && rs->first_name && strcmp(rs->name, rs->first_name);
 	if (!bf || !af || (rs && (rs->created || rs->deleted || renamed)) || bf->info.encrypted ||
 	    af->info.physical_size != bf->info.physical_size || has_marker(bdir, bf)) {
@@ -520,7 +520,7 @@ static void examine(recv *r, recv_page *pg, spaces *bs, spaces *ps, const char *
 		free_entries(e, n);
 		return;
 	}
-	apply_stats st;
+	replay_stats st;
 	memset(&st, 0, sizeof st);
 	size_t cmp;
 	int how = OUT_KEPT;
@@ -531,7 +531,7 @@ static void examine(recv *r, recv_page *pg, spaces *bs, spaces *ps, const char *
 	outcomes[how] += !rc;
 	cand *c = &cands[n_cands++];
 	*c = (cand){.pg = pg, .bf = bf, .bytes = bytes, .cls = format_class(bf), .picked = -1, .outcome = how};
-	for (int k = 0; k < APPLY_KINDS; k++)
+	for (int k = 0; k < REPLAY_KINDS; k++)
 		if (st.count[k])
 			c->kinds |= 1u << k;
 	c->match = !rc && !memcmp(mine, after, cmp);
@@ -550,23 +550,23 @@ static void examine(recv *r, recv_page *pg, spaces *bs, spaces *ps, const char *
 static void select_pages(int per_kind, int per_class, int *order, int *cnt)
 {
 	for (size_t i = 0; i < n_cands; i++)
-		for (int k = 0; k < APPLY_KINDS; k++)
+		for (int k = 0; k < REPLAY_KINDS; k++)
 			cnt[k] += !!(cands[i].kinds & 1u << k);
-	for (int k = 0; k < APPLY_KINDS; k++)
+	for (int k = 0; k < REPLAY_KINDS; k++)
 		order[k] = k;
-	for (int a = 1; a < APPLY_KINDS; a++)
+	for (int a = 1; a < REPLAY_KINDS; a++)
 		for (int b = a; b > 0 && cnt[order[b]] < cnt[order[b - 1]]; b--) {
 			int t = order[b];
 			order[b] = order[b - 1];
 			order[b - 1] = t;
 		}
 	for (size_t i = 0, shown = 0; i < n_cands && shown < 4; i++)
-		for (int k = 0; k < APPLY_KINDS && !cands[i].match && cands[i].picked < 0; k++)
+		for (int k = 0; k < REPLAY_KINDS && !cands[i].match && cands[i].picked < 0; k++)
 			if (cands[i].kinds & 1u << order[k]) {
 				cands[i].picked = order[k];
 				shown++;
 			}
-	for (int k = 0; k < APPLY_KINDS; k++)
+	for (int k = 0; k < REPLAY_KINDS; k++)
 		pick_kind(order[k], per_kind);
 	for (size_t i = 0; i < n_cands; i++) {
 		bool first = true;
@@ -593,8 +593,8 @@ int main(int argc, char **argv)
 	if (usage)
 		die("usage: apply_capture BACKUP_DIR PREPARED_DIR OUT_DIR [--per-kind N] [--per-class N]");
 	const char *bdir = argv[1], *pdir = argv[2], *outdir = argv[3];
-	recv r;
-	if (recv_init(&r, (size_t)64 << 30)) /* one batch, whatever the log holds */
+	collector r;
+	if (collect_init(&r, (size_t)64 << 30)) /* one batch, whatever the log holds */
 		die("out of memory");
 	uint64_t cp_lsn, end_lsn;
 	read_log(bdir, &r, &cp_lsn, &end_lsn);
@@ -605,7 +605,7 @@ int main(int argc, char **argv)
 		die(err.msg);
 	free(dfp);
 	size_t n_pages, left_out[3] = {0, 0, 0}, mismatches = 0;
-	recv_page **pages = recv_sorted_pages(&r, &n_pages);
+	collect_page **pages = collect_sorted_pages(&r, &n_pages);
 	cands = calloc(n_pages ? n_pages : 1, sizeof *cands);
 	if (!pages || !cands)
 		die("out of memory");
@@ -613,7 +613,7 @@ int main(int argc, char **argv)
 		examine(&r, pages[i], &bs, &ps, bdir, left_out);
 	for (size_t i = 0; i < n_cands; i++)
 		mismatches += !cands[i].match;
-	int order[APPLY_KINDS], cnt[APPLY_KINDS] = {0}, picked[APPLY_KINDS] = {0};
+	int order[REPLAY_KINDS], cnt[REPLAY_KINDS] = {0}, picked[REPLAY_KINDS] = {0};
 	select_pages(per_kind, per_class, order, cnt);
 	static uint8_t before[INNODB_PAGE_SIZE_MAX], after[INNODB_PAGE_SIZE_MAX];
 	size_t total = 0, files = 0;
@@ -625,7 +625,7 @@ int main(int argc, char **argv)
 		read_page(spaces_find(&ps, c->pg->space_id), c->pg->page_no, after);
 		total += write_fixture(outdir, c, before, after);
 		files++;
-		for (int k = 0; k < APPLY_KINDS; k++)
+		for (int k = 0; k < REPLAY_KINDS; k++)
 			picked[k] += !!(c->kinds & 1u << k);
 	}
 	printf("log LSN %llu..%llu: %llu mtrs, %zu pages with entries; left out: %zu in DDL'd or unusable "
@@ -636,14 +636,14 @@ int main(int argc, char **argv)
 	       "uncompressed %zu\n",
 	       outcomes[OUT_KEPT], outcomes[OUT_WRITTEN], outcomes[OUT_PUNCHED], outcomes[OUT_LEGACY_PLAIN]);
 	printf("%-28s %10s %10s %8s\n", "kind", "in log", "pages", "fixtures");
-	for (int k = 0; k < APPLY_KINDS; k++)
-		printf("%-28s %10llu %10d %8d\n", apply_kind_name(k), (unsigned long long)r.parsed.count[k], cnt[k],
+	for (int k = 0; k < REPLAY_KINDS; k++)
+		printf("%-28s %10llu %10d %8d\n", replay_kind_name(k), (unsigned long long)r.parsed.count[k], cnt[k],
 		       picked[k]);
 	printf("%zu fixture files, %zu bytes\n", files, total);
 	free(pages);
 	free(cands);
 	spaces_free(&bs);
 	spaces_free(&ps);
-	recv_free(&r);
+	collect_free(&r);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * collect_test.c - splitting mini-transactions into per-page entries and the
- * multi-batch look-ahead (engine-hooks/innodb/recovery/collect.c), on hand-encoded 10.8
- * redo records.
+ * multi-batch look-ahead (engine-hooks/innodb/recovery/collect.c), on
+ * hand-encoded 10.8 redo records.
  *
  * The look-ahead is what lets a batch leave out pages that a FREE_PAGE or
  * INIT_PAGE later in the log rebuilds anyway: the newest FREE/INIT LSN of a
@@ -47,16 +47,16 @@ static size_t rec_file(uint8_t *p, uint8_t type, uint8_t space)
 
 static void test_split_per_page(void)
 {
-	recv r;
-	CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
+	collector r;
+	CU_ASSERT_EQUAL_FATAL(collect_init(&r, 1 << 20), 0);
 	uint8_t m[64];
 	size_t n = rec_write(m, 5, 4);
 	n += rec_write(m + n, 5, 3);
 	n += rec_write(m + n, 5, 4);
 	char why[160] = "";
-	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1000 + n + 5, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(collect_add_mtr(&r, m, (uint32_t)n, 1000, 1000 + n + 5, why, sizeof why), 0);
 	size_t np = 0;
-	recv_page **pg = recv_sorted_pages(&r, &np);
+	collect_page **pg = collect_sorted_pages(&r, &np);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	CU_ASSERT_EQUAL_FATAL(np, 2);
 	CU_ASSERT_EQUAL(pg[0]->page_no, 3);
@@ -70,13 +70,13 @@ static void test_split_per_page(void)
 	free(pg);
 	/* a FREE_PAGE in a later mtr discards what the page had in this batch */
 	n = rec_page_op(m, 0x00, 5, 3);
-	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 2000, 2008, why, sizeof why), 0);
-	pg = recv_sorted_pages(&r, &np);
+	CU_ASSERT_EQUAL(collect_add_mtr(&r, m, (uint32_t)n, 2000, 2008, why, sizeof why), 0);
+	pg = collect_sorted_pages(&r, &np);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	CU_ASSERT_EQUAL(pg[0]->init_lsn, 2000);
 	CU_ASSERT_EQUAL(pg[0]->n_entries, 1); /* only the FREE_PAGE entry */
 	free(pg);
-	recv_free(&r);
+	collect_free(&r);
 }
 
 /* A batch of pages (5,3) (5,4) (5,6) ending at LSN 1100; the rest of the log
@@ -88,38 +88,38 @@ static void test_split_per_page(void)
 static void test_lookahead_in_two_halves(void)
 {
 	for (int fold = 0; fold < 3; fold++) {
-		recv r, a, b;
-		CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
-		CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
-		CU_ASSERT_EQUAL_FATAL(recv_init(&b, 0), 0);
+		collector r, a, b;
+		CU_ASSERT_EQUAL_FATAL(collect_init(&r, 1 << 20), 0);
+		CU_ASSERT_EQUAL_FATAL(collect_init(&a, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(collect_init(&b, 0), 0);
 		uint8_t m[128];
 		char why[160] = "";
 		size_t n = rec_write(m, 5, 3);
 		n += rec_write(m + n, 5, 4);
 		n += rec_write(m + n, 5, 6);
-		CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
+		CU_ASSERT_EQUAL(collect_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
 
 		/* (a file record after a page record would read as a same-page
 		 * record: file operations come in mtrs of their own) */
 		n = rec_page_op(m, 0x00, 5, 3);
 		n += rec_page_op(m + n, 0x00, 7, 1); /* a page only the first part frees */
-		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2000, NULL, 0), 0);
+		CU_ASSERT_EQUAL(collect_note_later(&a, m, (uint32_t)n, 2000, NULL, 0), 0);
 		n = rec_file(m, 0x90, 9);       /* space 9 dropped ... */
 		n += rec_file(m + n, 0x90, 10); /* space 10 dropped for good */
-		CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 2100, NULL, 0), 0);
+		CU_ASSERT_EQUAL(collect_note_later(&a, m, (uint32_t)n, 2100, NULL, 0), 0);
 		n = rec_page_op(m, 0x10, 5, 4);
 		n += rec_page_op(m + n, 0x10, 5, 3);
-		CU_ASSERT_EQUAL(recv_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3000, NULL, 0), 0);
+		CU_ASSERT_EQUAL(collect_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3000, NULL, 0), 0);
 		n = rec_file(m, 0x80, 9); /* ... and created again */
-		CU_ASSERT_EQUAL(recv_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3100, NULL, 0), 0);
+		CU_ASSERT_EQUAL(collect_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3100, NULL, 0), 0);
 		n = rec_write(m, 10, 1); /* the second half knows space 10, but of no file operation */
-		CU_ASSERT_EQUAL(recv_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3200, NULL, 0), 0);
+		CU_ASSERT_EQUAL(collect_note_later(fold == 1 ? &a : &b, m, (uint32_t)n, 3200, NULL, 0), 0);
 
-		CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
+		CU_ASSERT_EQUAL(collect_merge_later(&r, &a), 0);
 		if (fold == 2)
-			CU_ASSERT_EQUAL(recv_merge_later(&r, &b), 0);
-		size_t dropped = recv_drop_superseded(&r, &r);
-		recv_space *s9 = recv_space_find(&r, 9), *s10 = recv_space_find(&r, 10);
+			CU_ASSERT_EQUAL(collect_merge_later(&r, &b), 0);
+		size_t dropped = collect_drop_superseded(&r, &r);
+		collect_space *s9 = collect_space_find(&r, 9), *s10 = collect_space_find(&r, 10);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s9);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s10);
 		CU_ASSERT_TRUE(s10->later_deleted);
@@ -132,16 +132,16 @@ static void test_lookahead_in_two_halves(void)
 			CU_ASSERT_TRUE(s9->later_deleted);
 		}
 		size_t np = 0;
-		recv_page **pg = recv_sorted_pages(&r, &np);
+		collect_page **pg = collect_sorted_pages(&r, &np);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 		size_t with_entries = 0;
 		for (size_t i = 0; i < np; i++)
 			with_entries += pg[i]->first != NULL;
 		CU_ASSERT_EQUAL(with_entries, fold ? 1 : 2);
 		free(pg);
-		recv_free(&r);
-		recv_free(&a);
-		recv_free(&b);
+		collect_free(&r);
+		collect_free(&a);
+		collect_free(&b);
 	}
 }
 
@@ -149,26 +149,26 @@ static void test_lookahead_in_two_halves(void)
  * there is later than the batch, and the page is left out of it. */
 static void test_free_right_after_batch(void)
 {
-	recv r, a;
-	CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
-	CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
+	collector r, a;
+	CU_ASSERT_EQUAL_FATAL(collect_init(&r, 1 << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(collect_init(&a, 0), 0);
 	uint8_t m[64];
 	char why[160] = "";
 	size_t n = rec_write(m, 0, 19);
 	n += rec_write(m + n, 0, 20);
-	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(collect_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
 	n = rec_page_op(m, 0x00, 0, 19); /* page 19 freed by the next mtr, at LSN 1100 */
-	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1100, NULL, 0), 0);
-	CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
-	CU_ASSERT_EQUAL(recv_drop_superseded(&r, &r), 1);
+	CU_ASSERT_EQUAL(collect_note_later(&a, m, (uint32_t)n, 1100, NULL, 0), 0);
+	CU_ASSERT_EQUAL(collect_merge_later(&r, &a), 0);
+	CU_ASSERT_EQUAL(collect_drop_superseded(&r, &r), 1);
 	size_t np = 0;
-	recv_page **pg = recv_sorted_pages(&r, &np);
+	collect_page **pg = collect_sorted_pages(&r, &np);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	for (size_t i = 0; i < np; i++)
 		CU_ASSERT_EQUAL(pg[i]->first != NULL, pg[i]->page_no == 20);
 	free(pg);
-	recv_free(&r);
-	recv_free(&a);
+	collect_free(&r);
+	collect_free(&a);
 }
 
 /* A batch detached for the applier thread keeps its pages and a copy of the
@@ -176,27 +176,27 @@ static void test_free_right_after_batch(void)
  * learns afterwards still reaches the detached batch. */
 static void test_detach_batch(void)
 {
-	recv r, a;
-	CU_ASSERT_EQUAL_FATAL(recv_init(&r, 1 << 20), 0);
-	CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
+	collector r, a;
+	CU_ASSERT_EQUAL_FATAL(collect_init(&r, 1 << 20), 0);
+	CU_ASSERT_EQUAL_FATAL(collect_init(&a, 0), 0);
 	uint8_t m[64];
 	char why[160] = "";
 	size_t n = rec_file(m, 0x80, 9); /* space 9 created as d/t.ibd */
-	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 900, 1000, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(collect_add_mtr(&r, m, (uint32_t)n, 900, 1000, why, sizeof why), 0);
 	n = rec_write(m, 9, 3);
 	n += rec_write(m + n, 9, 4);
-	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
-	size_t before = recv_batch_bytes(&r);
-	recv *b = recv_detach_batch(&r);
+	CU_ASSERT_EQUAL(collect_add_mtr(&r, m, (uint32_t)n, 1000, 1100, why, sizeof why), 0);
+	size_t before = collect_batch_bytes(&r);
+	collector *b = collect_detach_batch(&r);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_EQUAL(b->n_pages, 2);
 	CU_ASSERT_EQUAL(b->batch_first_lsn, 900);
 	CU_ASSERT_EQUAL(b->batch_end_lsn, 1100);
-	CU_ASSERT_EQUAL(recv_batch_bytes(b), before);
+	CU_ASSERT_EQUAL(collect_batch_bytes(b), before);
 	CU_ASSERT_EQUAL(r.n_pages, 0);
 	CU_ASSERT_EQUAL(r.batch_first_lsn, 0);
 	CU_ASSERT_EQUAL(r.batch_mtrs, 0);
-	recv_space *bs = recv_space_find(b, 9), *rs = recv_space_find(&r, 9);
+	collect_space *bs = collect_space_find(b, 9), *rs = collect_space_find(&r, 9);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(bs);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
 	CU_ASSERT_STRING_EQUAL(bs->name, "d/t.ibd");
@@ -205,11 +205,11 @@ static void test_detach_batch(void)
 
 	/* the collector goes on with the next batch; the detached one is untouched */
 	n = rec_write(m, 9, 3);
-	CU_ASSERT_EQUAL(recv_add_mtr(&r, m, (uint32_t)n, 1100, 1200, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(collect_add_mtr(&r, m, (uint32_t)n, 1100, 1200, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(r.n_pages, 1);
 	CU_ASSERT_EQUAL(r.batch_first_lsn, 1100);
 	size_t np = 0;
-	recv_page **pg = recv_sorted_pages(b, &np);
+	collect_page **pg = collect_sorted_pages(b, &np);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	CU_ASSERT_EQUAL_FATAL(np, 2);
 	CU_ASSERT_EQUAL(pg[0]->n_entries, 1);
@@ -218,46 +218,46 @@ static void test_detach_batch(void)
 
 	/* the look-ahead, merged after the detach: (9,4) is freed at 1200, space 9 dropped at 1300 */
 	n = rec_page_op(m, 0x00, 9, 4);
-	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1200, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(collect_note_later(&a, m, (uint32_t)n, 1200, why, sizeof why), 0);
 	n = rec_file(m, 0x90, 9);
-	CU_ASSERT_EQUAL(recv_note_later(&a, m, (uint32_t)n, 1300, why, sizeof why), 0);
-	CU_ASSERT_EQUAL(recv_merge_later(&r, &a), 0);
+	CU_ASSERT_EQUAL(collect_note_later(&a, m, (uint32_t)n, 1300, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(collect_merge_later(&r, &a), 0);
 	CU_ASSERT_FALSE(bs->later_deleted);
-	CU_ASSERT_EQUAL(recv_refresh_later(b, &r), 0);
+	CU_ASSERT_EQUAL(collect_refresh_later(b, &r), 0);
 	CU_ASSERT_TRUE(bs->later_deleted);
 	CU_ASSERT_STRING_EQUAL(bs->later_name, "d/t.ibd");
-	CU_ASSERT_EQUAL(recv_drop_superseded(b, &r), 1);
-	pg = recv_sorted_pages(b, &np);
+	CU_ASSERT_EQUAL(collect_drop_superseded(b, &r), 1);
+	pg = collect_sorted_pages(b, &np);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pg);
 	CU_ASSERT_EQUAL_FATAL(np, 1);
 	CU_ASSERT_EQUAL(pg[0]->page_no, 3);
 	free(pg);
-	recv_free(b);
+	collect_free(b);
 	free(b);
-	recv_free(&r);
-	recv_free(&a);
+	collect_free(&r);
+	collect_free(&a);
 }
 
 /* The look-ahead walk checks the format rules: a FREE_PAGE with a payload is refused, with the reason. */
 static void test_note_later_refuses_malformed(void)
 {
-	recv a;
-	CU_ASSERT_EQUAL_FATAL(recv_init(&a, 0), 0);
+	collector a;
+	CU_ASSERT_EQUAL_FATAL(collect_init(&a, 0), 0);
 	const uint8_t bad[] = {0x03, 5, 3, 0xFF};
 	char why[160] = "";
-	CU_ASSERT_EQUAL(recv_note_later(&a, bad, sizeof bad, 1000, why, sizeof why), 1);
+	CU_ASSERT_EQUAL(collect_note_later(&a, bad, sizeof bad, 1000, why, sizeof why), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "FREE_PAGE/INIT_PAGE with a payload"));
 	const uint8_t good[] = {0x02, 5, 3};
-	CU_ASSERT_EQUAL(recv_note_later(&a, good, sizeof good, 1000, why, sizeof why), 0);
+	CU_ASSERT_EQUAL(collect_note_later(&a, good, sizeof good, 1000, why, sizeof why), 0);
 	CU_ASSERT_EQUAL(a.n_later, 1);
-	recv_free(&a);
+	collect_free(&a);
 }
 
 int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
-	CU_pSuite s = CU_add_suite("recv", NULL, NULL);
+	CU_pSuite s = CU_add_suite("collector", NULL, NULL);
 	CU_add_test(s, "records split per page, FREE_PAGE discards", test_split_per_page);
 	CU_add_test(s, "look-ahead over the rest of the log", test_lookahead_in_two_halves);
 	CU_add_test(s, "a page freed right after the batch is left out", test_free_right_after_batch);

@@ -8,7 +8,7 @@
  * entries recovery collected for it. Each page is rebuilt here the way batch.c does it, with the public
  * functions only: start from "before" (decompressed when page_compressed) or from zeros when an INIT_PAGE or
  * FREE_PAGE rebuilt it, skip entries below the page LSN or that INIT_PAGE, apply the others with
- * apply_entry(), and when the last applied entry did more than free the page, stamp it with the last entry's
+ * replay_entry(), and when the last applied entry did more than free the page, stamp it with the last entry's
  * end LSN and checksum it (or re-compress it). The kinds of the records actually applied are counted, so
  * each kind has its own test asserting that at least one fixture applies it (except OPTION, which release
  * servers never write) and that those fixtures reproduce. A last test damages an offset and a length in a
@@ -52,7 +52,7 @@ typedef struct fx {
 	fx_entry *e;
 	size_t n;
 	bool loaded;            /* the file parsed */
-	int rc;                 /* rebuild(): 0 or APPLY_CORRUPT / -1 (decompress or compress error) */
+	int rc;                 /* rebuild(): 0 or REPLAY_CORRUPT / -1 (decompress or compress error) */
 	bool match;             /* the rebuilt page equals "after" */
 	size_t diff_at;         /* first different byte when not */
 	uint32_t kinds;         /* bit k: a record of kind k was applied */
@@ -97,12 +97,12 @@ static size_t image_len(const innodb_space_info *si, const uint8_t *img)
 }
 
 /* Rebuild the page of f from entries e (n of them) into out (physical size); *cmp = how many leading bytes of
- * out are the server's. Returns 0, APPLY_CORRUPT (why set) or -1 for a page_compressed error; st counts the
+ * out are the server's. Returns 0, REPLAY_CORRUPT (why set) or -1 for a page_compressed error; st counts the
  * applied records. Two outcomes follow mariabackup 10.11 where it differs from a plain flush: a page of a
  * page_compressed tablespace whose last applied entry only frees it is punched out of the file (zeros), and
  * a legacy (not full_crc32) page_compressed page is written uncompressed, since mariabackup has no
  * innodb_compression_algorithm to compress that layout with. */
-static int rebuild(const fx *f, const fx_entry *e, size_t n, uint8_t *out, size_t *cmp, apply_stats *st, char *why,
+static int rebuild(const fx *f, const fx_entry *e, size_t n, uint8_t *out, size_t *cmp, replay_stats *st, char *why,
 		   size_t wl)
 {
 	static uint8_t frame[INNODB_PAGE_SIZE_MAX];
@@ -124,15 +124,15 @@ static int rebuild(const fx *f, const fx_entry *e, size_t n, uint8_t *out, size_
 		}
 		page_lsn = be64(frame + FIL_PAGE_LSN);
 	}
-	apply_frame af = {.page = frame, .size = fsz, .space_id = f->space_id, .page_no = f->page_no, .zip = si->zip};
+	replay_frame af = {.page = frame, .size = fsz, .space_id = f->space_id, .page_no = f->page_no, .zip = si->zip};
 	bool modified = false, freed = false;
 	for (size_t i = 0; i < n; i++) {
 		last_end = e[i].end;
 		if (e[i].start < page_lsn || e[i].start < f->init_lsn)
 			continue; /* already in the page, or before the INIT_PAGE/FREE_PAGE that rebuilt it */
 		bool only_free = false;
-		if (apply_entry(&af, e[i].recs, e[i].len, st, &only_free, why, wl) != APPLY_OK)
-			return APPLY_CORRUPT;
+		if (replay_entry(&af, e[i].recs, e[i].len, st, &only_free, why, wl) != REPLAY_OK)
+			return REPLAY_CORRUPT;
 		modified = !only_free;
 		freed = only_free;
 	}
@@ -171,7 +171,7 @@ static bool parse(fx *f)
 	f->init_lsn = le64(p + 32);
 	f->kind = le32(p + 40);
 	size_t psz = f->si.physical_size, off = FIX_HDR + 2 * psz;
-	if (f->kind >= APPLY_KINDS || f->len < off || !(f->e = calloc(f->n ? f->n : 1, sizeof *f->e)))
+	if (f->kind >= REPLAY_KINDS || f->len < off || !(f->e = calloc(f->n ? f->n : 1, sizeof *f->e)))
 		return false;
 	f->before = p + FIX_HDR;
 	f->after = p + FIX_HDR + psz;
@@ -252,11 +252,11 @@ static void rebuild_all(void)
 		f->loaded = f->buf && parse(f);
 		if (!f->loaded)
 			continue;
-		apply_stats st;
+		replay_stats st;
 		memset(&st, 0, sizeof st);
 		size_t cmp;
 		f->rc = rebuild(f, f->e, f->n, out, &cmp, &st, f->why, sizeof f->why);
-		for (int k = 0; k < APPLY_KINDS; k++)
+		for (int k = 0; k < REPLAY_KINDS; k++)
 			if (st.count[k])
 				f->kinds |= 1u << k;
 		f->match = !f->rc && !memcmp(out, f->after, cmp);
@@ -293,7 +293,7 @@ static int suite_clean(void)
 
 static void report(const fx *f)
 {
-	const char *kind = apply_kind_name((int)f->kind);
+	const char *kind = replay_kind_name((int)f->kind);
 	if (f->rc)
 		fprintf(stderr, "\n  %s (%s, space %u page %u): %s\n", f->name, kind, f->space_id, f->page_no, f->why);
 	else
@@ -349,14 +349,14 @@ static void check_kind(int kind)
 		if (!f->match)
 			report(f);
 	}
-	if (kind != APPLY_OPTION)
+	if (kind != REPLAY_OPTION)
 		CU_ASSERT(with > 0);
 }
 
 #define KIND_TEST(k) \
 	static void test_kind_##k(void) \
 	{ \
-		check_kind(APPLY_##k); \
+		check_kind(REPLAY_##k); \
 	}
 KIND_TEST(FREE_PAGE)
 KIND_TEST(INIT_PAGE)
@@ -436,7 +436,7 @@ static bool last_record(const fx_entry *e, size_t *start, size_t *body, size_t *
 	return found;
 }
 
-/* A damaged offset or length in a real entry: apply_entry refuses it, or the page comes out different. The
+/* A damaged offset or length in a real entry: replay_entry refuses it, or the page comes out different. The
  * entry damaged is the last one applied, its last record a WRITE whose bytes are not all equal, placed clear
  * of the fields the flush rewrites: moving it by one byte then necessarily changes the page. Its length
  * nibble raised to 15 makes the record run past the end of the entry, which must be refused. */
@@ -472,7 +472,7 @@ static void test_damaged_entry(void)
 		memcpy(e, f->e, f->n * sizeof *e);
 		memcpy(copy, r, f->e[last].len);
 		e[last].recs = copy;
-		apply_stats st;
+		replay_stats st;
 		size_t cmp;
 		char why[256];
 		/* the offset: one byte lower or higher (the low bit of its varint flipped) */
@@ -483,7 +483,7 @@ static void test_damaged_entry(void)
 			uint32_t moved;
 			if (redo_varint_decode(copy + body, end - body, &moved) == ol && base + moved == off + delta) {
 				int rc = rebuild(f, e, f->n, out, &cmp, &st, why, sizeof why);
-				CU_ASSERT(rc == APPLY_CORRUPT || memcmp(out, f->after, cmp) != 0);
+				CU_ASSERT(rc == REPLAY_CORRUPT || memcmp(out, f->after, cmp) != 0);
 				offsets++;
 			}
 			memcpy(copy, r, f->e[last].len);
@@ -491,7 +491,7 @@ static void test_damaged_entry(void)
 		/* the length: past the end of the entry */
 		if ((r[start] & 15) && (r[start] & 15) < 15 && end == f->e[last].len) {
 			copy[start] |= 15;
-			CU_ASSERT_EQUAL(rebuild(f, e, f->n, out, &cmp, &st, why, sizeof why), APPLY_CORRUPT);
+			CU_ASSERT_EQUAL(rebuild(f, e, f->n, out, &cmp, &st, why, sizeof why), REPLAY_CORRUPT);
 			lengths++;
 		}
 		free(e);
@@ -504,7 +504,7 @@ int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return CU_get_error();
-	CU_pSuite s = CU_add_suite("apply on real pages", suite_init, suite_clean);
+	CU_pSuite s = CU_add_suite("replay on real pages", suite_init, suite_clean);
 	CU_add_test(s, "fixtures load (4, 16 and 64 KiB pages)", test_fixtures_load);
 	CU_add_test(s, "every fixture reproduces the server's page", test_all_reproduce);
 	CU_add_test(s, "FREE_PAGE", test_kind_FREE_PAGE);

@@ -27,8 +27,8 @@
 /* ---- frame, entry builder */
 
 static uint8_t page[65536];
-static apply_frame frame = {page, PS, SP, PG, false};
-static apply_stats stats;
+static replay_frame frame = {page, PS, SP, PG, false};
+static replay_stats stats;
 static bool only_free;
 static char why[256];
 
@@ -122,7 +122,7 @@ static void e_ext(bool same, uint8_t sub, const uint32_t *v, int nv, const void 
 static int run(void)
 {
 	why[0] = 0;
-	int rc = apply_entry(&frame, E.b, E.n, &stats, &only_free, why, sizeof why);
+	int rc = replay_entry(&frame, E.b, E.n, &stats, &only_free, why, sizeof why);
 	E.n = 0;
 	return rc;
 }
@@ -312,7 +312,7 @@ static void test_worked_example(void)
 	memcpy(want + 223, data, sizeof data);
 	memset(want + 240, 0x78, 42);
 	memcpy(want + 282, (uint8_t[]){0x80, 0x00, 0x00, 0x01}, 4);
-	CU_ASSERT_EQUAL(apply_entry(&frame, ex_entry, sizeof ex_entry, &stats, &only_free, why, sizeof why), APPLY_OK);
+	CU_ASSERT_EQUAL(replay_entry(&frame, ex_entry, sizeof ex_entry, &stats, &only_free, why, sizeof why), REPLAY_OK);
 	CU_ASSERT_STRING_EQUAL(why, "");
 	CU_ASSERT(!only_free);
 	CU_ASSERT_EQUAL(HEAP_TOP, 286);
@@ -330,8 +330,8 @@ static void test_worked_example(void)
 			break;
 		}
 	check_page(true);
-	CU_ASSERT_EQUAL(stats.count[APPLY_EXT_INSERT_HEAP_DYNAMIC], 1);
-	CU_ASSERT_EQUAL(stats.bytes[APPLY_EXT_INSERT_HEAP_DYNAMIC], 71);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_EXT_INSERT_HEAP_DYNAMIC], 1);
+	CU_ASSERT_EQUAL(stats.bytes[REPLAY_EXT_INSERT_HEAP_DYNAMIC], 71);
 }
 
 /* ---- COMPACT/DYNAMIC pages */
@@ -353,7 +353,7 @@ static void test_dynamic_create(void)
 {
 	set_size(PS);
 	memset(page, 0xEE, PS);
-	CU_ASSERT_EQUAL_FATAL(init_index(true), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(true), REPLAY_OK);
 	static const uint8_t sys[26] = {0x01, 0x00, 0x02, 0x00, 0x0d, 'i', 'n', 'f', 'i', 'm', 'u', 'm', 0,
 					0x01, 0x00, 0x0b, 0x00, 0x00, 's', 'u', 'p', 'r', 'e', 'm', 'u', 'm'};
 	CU_ASSERT_EQUAL(g2(24), 17855);
@@ -366,8 +366,8 @@ static void test_dynamic_create(void)
 	CU_ASSERT(!memcmp(page + 94, sys, sizeof sys));
 	CU_ASSERT_EQUAL(slot(0), 99);
 	CU_ASSERT_EQUAL(slot(1), 112);
-	CU_ASSERT_EQUAL(stats.count[APPLY_INIT_PAGE], 1);
-	CU_ASSERT_EQUAL(stats.count[APPLY_EXT_INIT_DYNAMIC], 1);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_INIT_PAGE], 1);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_EXT_INIT_DYNAMIC], 1);
 	for (uint32_t i = 120; i < PS - 12; i++)
 		if (page[i]) {
 			CU_FAIL("heap not zeroed");
@@ -377,9 +377,9 @@ static void test_dynamic_create(void)
 	/* PAGE_LEVEL, PAGE_INDEX_ID and the segment headers survive a re-creation */
 	memset(page + 64, 0x5A, 30);
 	memset(page + 38, 0x77, 26);
-	CU_ASSERT_EQUAL(run(), APPLY_OK); /* empty entry */
+	CU_ASSERT_EQUAL(run(), REPLAY_OK); /* empty entry */
 	e_ext(false, 1, NULL, 0, NULL, 0);
-	CU_ASSERT_EQUAL_FATAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(run(), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[64], 0x5A);
 	CU_ASSERT_EQUAL(page[93], 0x5A);
 	CU_ASSERT_EQUAL(N_RECS, 0);
@@ -391,9 +391,9 @@ static void test_dynamic_create(void)
 static void build_dynamic8(void)
 {
 	set_size(PS);
-	CU_ASSERT_EQUAL_FATAL(init_index(true), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(true), REPLAY_OK);
 	for (unsigned k = 0; k < 8; k++) {
-		CU_ASSERT_EQUAL_FATAL(ins_dyn(k ? DO(k - 1) : 99, false, 0, 1 << 3, 0, 0, dyn_lit(k), 11), APPLY_OK);
+		CU_ASSERT_EQUAL_FATAL(ins_dyn(k ? DO(k - 1) : 99, false, 0, 1 << 3, 0, 0, dyn_lit(k), 11), REPLAY_OK);
 		CU_ASSERT_EQUAL(N_RECS, k + 1);
 		CU_ASSERT_EQUAL(N_HEAP, 0x8003 + k);
 		CU_ASSERT_EQUAL(HEAP_TOP, 120 + 16 * (k + 1));
@@ -421,7 +421,7 @@ static void test_dynamic_insert_split(void)
 	CU_ASSERT(!memcmp(page + DO(0), dyn_lit(0) + 1, 10));
 	CU_ASSERT_EQUAL(g2(DO(7) - 2), (112 - DO(7)) & 0xFFFF);
 	/* a ninth record copying 1 header byte and 4 data bytes from record 7 */
-	CU_ASSERT_EQUAL(ins_dyn(DO(7), false, 0, 0, 1, 4, "\x01\x02\x03\x04\x05\x06", 6), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(DO(7), false, 0, 0, 1, 4, "\x01\x02\x03\x04\x05\x06", 6), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[DO(8) - 6], 0x0a);
 	CU_ASSERT(!memcmp(page + DO(8), "\x80\x00\x00\x07\x01\x02\x03\x04\x05\x06", 10));
 	CU_ASSERT_EQUAL(heap_no_of(true, DO(8)), 10);
@@ -429,11 +429,11 @@ static void test_dynamic_insert_split(void)
 	CU_ASSERT_EQUAL(N_DIRECTION, 8);
 	check_page(true);
 	/* an insert at the front: LEFT is only taken when the last insert is the successor */
-	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3 | 1, 0, 0, dyn_lit(20), 11), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3 | 1, 0, 0, dyn_lit(20), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(DIRECTION, 5);
 	CU_ASSERT_EQUAL(N_DIRECTION, 0);
 	CU_ASSERT_EQUAL(page[DO(9) - 5], 0x10); /* info bits from enc_hdr_l: min-rec flag */
-	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3, 0, 0, dyn_lit(21), 11), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3, 0, 0, dyn_lit(21), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(DIRECTION, 1);
 	CU_ASSERT_EQUAL(N_DIRECTION, 1);
 	CU_ASSERT_EQUAL(owned_of(true, DO(3)), 6);
@@ -443,9 +443,9 @@ static void test_dynamic_insert_split(void)
 static void test_dynamic_delete_reuse(void)
 {
 	build_dynamic8();
-	CU_ASSERT_EQUAL_FATAL(ins_dyn(DO(7), false, 0, 1 << 3, 0, 0, dyn_lit(8), 11), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(ins_dyn(DO(7), false, 0, 1 << 3, 0, 0, dyn_lit(8), 11), REPLAY_OK);
 	/* delete the owner of slot 1: the slot moves to its predecessor, then takes one record from the supremum */
-	CU_ASSERT_EQUAL(del_dyn(DO(2), 1, 10), APPLY_OK);
+	CU_ASSERT_EQUAL(del_dyn(DO(2), 1, 10), REPLAY_OK);
 	CU_ASSERT_EQUAL(slot(1), DO(4));
 	CU_ASSERT_EQUAL(owned_of(true, DO(2)), 0);
 	CU_ASSERT_EQUAL(owned_of(true, DO(4)), 4);
@@ -459,7 +459,7 @@ static void test_dynamic_delete_reuse(void)
 	CU_ASSERT_EQUAL(N_RECS, 8);
 	check_page(true);
 	/* delete the first record: transfer again */
-	CU_ASSERT_EQUAL(del_dyn(99, 1, 10), APPLY_OK);
+	CU_ASSERT_EQUAL(del_dyn(99, 1, 10), REPLAY_OK);
 	CU_ASSERT_EQUAL(slot(1), DO(5));
 	CU_ASSERT_EQUAL(owned_of(true, 112), 4);
 	CU_ASSERT_EQUAL(FREE, DO(0));
@@ -467,7 +467,7 @@ static void test_dynamic_delete_reuse(void)
 	CU_ASSERT_EQUAL(GARBAGE, 32);
 	check_page(true);
 	/* and again: the supremum owns only 4, the slots merge */
-	CU_ASSERT_EQUAL(del_dyn(99, 1, 10), APPLY_OK);
+	CU_ASSERT_EQUAL(del_dyn(99, 1, 10), REPLAY_OK);
 	CU_ASSERT_EQUAL(N_SLOTS, 2);
 	CU_ASSERT_EQUAL(slot(1), 112);
 	CU_ASSERT_EQUAL(g2(PS - 14), 0);
@@ -478,7 +478,7 @@ static void test_dynamic_delete_reuse(void)
 	CU_ASSERT_EQUAL(GARBAGE, 48);
 	check_page(true);
 	/* delete the last heap record: the heap top goes down instead */
-	CU_ASSERT_EQUAL(del_dyn(DO(7), 1, 10), APPLY_OK);
+	CU_ASSERT_EQUAL(del_dyn(DO(7), 1, 10), REPLAY_OK);
 	CU_ASSERT_EQUAL(HEAP_TOP, DO(8) - 6);
 	CU_ASSERT_EQUAL(N_HEAP, 0x800A);
 	CU_ASSERT_EQUAL(GARBAGE, 48);
@@ -488,7 +488,7 @@ static void test_dynamic_delete_reuse(void)
 	CU_ASSERT_EQUAL(N_RECS, 5);
 	check_page(true);
 	/* reuse the head of the free list (record 1) for a record of the same size */
-	CU_ASSERT_EQUAL(ins_dyn(DO(7), true, 0, 1 << 3, 0, 0, dyn_lit(30), 11), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(DO(7), true, 0, 1 << 3, 0, 0, dyn_lit(30), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(FREE, DO(0));
 	CU_ASSERT_EQUAL(GARBAGE, 32);
 	CU_ASSERT_EQUAL(N_HEAP, 0x800A);
@@ -499,7 +499,7 @@ static void test_dynamic_delete_reuse(void)
 	CU_ASSERT(!memcmp(page + DO(1), dyn_lit(30) + 1, 10));
 	check_page(true);
 	/* reuse record 0 for a 14-byte record placed 2 bytes higher (shift +2) */
-	CU_ASSERT_EQUAL(ins_dyn(DO(1), true, 4, 1 << 3, 0, 0, "\x08\x11\x22\x33\x44\x55\x66\x77\x88", 9), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(DO(1), true, 4, 1 << 3, 0, 0, "\x08\x11\x22\x33\x44\x55\x66\x77\x88", 9), REPLAY_OK);
 	CU_ASSERT_EQUAL(LAST_INSERT, DO(0) + 2);
 	CU_ASSERT_EQUAL(DIRECTION, 2);
 	CU_ASSERT_EQUAL(FREE, DO(3));
@@ -510,10 +510,10 @@ static void test_dynamic_delete_reuse(void)
 	CU_ASSERT_EQUAL(N_RECS, 7);
 	check_page(true);
 	/* the free list now holds record 3 only; reusing it empties it */
-	CU_ASSERT_EQUAL(ins_dyn(DO(0) + 2, true, 0, 1 << 3, 0, 0, dyn_lit(31), 11), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(DO(0) + 2, true, 0, 1 << 3, 0, 0, dyn_lit(31), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(FREE, 0);
 	CU_ASSERT_EQUAL(GARBAGE, 2);
-	CU_ASSERT_EQUAL(ins_dyn(DO(3), true, 0, 1 << 3, 0, 0, dyn_lit(32), 11), APPLY_CORRUPT);
+	CU_ASSERT_EQUAL(ins_dyn(DO(3), true, 0, 1 << 3, 0, 0, dyn_lit(32), 11), REPLAY_CORRUPT);
 	check_page(true);
 }
 
@@ -521,32 +521,32 @@ static void test_dynamic_page_kinds(void)
 {
 	/* node pointer page: status 1 */
 	set_size(PS);
-	CU_ASSERT_EQUAL_FATAL(init_index(true), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(true), REPLAY_OK);
 	e_write(false, 64, "\x00\x01", 2);
-	CU_ASSERT_EQUAL_FATAL(run(), APPLY_OK);
-	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3, 0, 0, dyn_lit(0), 11), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(run(), REPLAY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3, 0, 0, dyn_lit(0), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[DO(0) - 3], 0x11);
 	/* instant flag on a leaf page is kept in the status bits */
 	set_size(PS);
-	CU_ASSERT_EQUAL_FATAL(init_index(true), APPLY_OK);
-	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3 | 4, 0, 0, dyn_lit(0), 11), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(true), REPLAY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3 | 4, 0, 0, dyn_lit(0), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[DO(0) - 3], 0x14);
 	/* R-tree pages keep their direction fields */
 	set_size(PS);
-	CU_ASSERT_EQUAL_FATAL(init_index(true), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(true), REPLAY_OK);
 	e_write(false, 24, "\x45\xbe", 2);
 	e_write(true, 25, "\x03", 1);
-	CU_ASSERT_EQUAL_FATAL(run(), APPLY_OK);
-	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3, 0, 0, dyn_lit(0), 11), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(run(), REPLAY_OK);
+	CU_ASSERT_EQUAL(ins_dyn(99, false, 0, 1 << 3, 0, 0, dyn_lit(0), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[51], 3);
 	CU_ASSERT_EQUAL(N_RECS, 1);
 	/* a 1 KiB page */
 	set_size(1024);
-	CU_ASSERT_EQUAL_FATAL(init_index(true), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(true), REPLAY_OK);
 	CU_ASSERT_EQUAL(slot(0), 99);
 	CU_ASSERT_EQUAL(slot(1), 112);
 	for (unsigned k = 0; k < 20; k++)
-		CU_ASSERT_EQUAL(ins_dyn(k ? DO(k - 1) : 99, false, 0, 1 << 3, 0, 0, dyn_lit(k), 11), APPLY_OK);
+		CU_ASSERT_EQUAL(ins_dyn(k ? DO(k - 1) : 99, false, 0, 1 << 3, 0, 0, dyn_lit(k), 11), REPLAY_OK);
 	CU_ASSERT_EQUAL(N_SLOTS, 6);
 	check_page(true);
 }
@@ -572,15 +572,15 @@ static const uint8_t *red_tail(unsigned k)
 static void build_redundant8(void)
 {
 	set_size(PS);
-	CU_ASSERT_EQUAL_FATAL(init_index(false), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(false), REPLAY_OK);
 	CU_ASSERT_EQUAL(N_HEAP, 2);
 	CU_ASSERT_EQUAL(HEAP_TOP, 125);
 	CU_ASSERT_EQUAL(slot(0), 101);
 	CU_ASSERT_EQUAL(slot(1), 116);
 	CU_ASSERT(!memcmp(page + 94, "\x08\x01\x00\x00\x03\x00\x74infimum\0\x09\x01\x00\x08\x03\x00\x00supremum", 31));
-	CU_ASSERT_EQUAL_FATAL(ins_red(101, false, RENC, 0, 0, red_first, sizeof red_first), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(ins_red(101, false, RENC, 0, 0, red_first, sizeof red_first), REPLAY_OK);
 	for (unsigned k = 1; k < 8; k++) {
-		CU_ASSERT_EQUAL_FATAL(ins_red(RO(k - 1), false, RENC, 2, 3, red_tail(k), 7), APPLY_OK);
+		CU_ASSERT_EQUAL_FATAL(ins_red(RO(k - 1), false, RENC, 2, 3, red_tail(k), 7), REPLAY_OK);
 		CU_ASSERT_EQUAL(N_HEAP, 3 + k);
 		CU_ASSERT_EQUAL(HEAP_TOP, 125 + 18 * (k + 1));
 		check_page(false);
@@ -611,7 +611,7 @@ static void test_redundant_insert_split(void)
 	}
 	/* min-rec info bits and 2-byte offsets */
 	static const uint8_t lit[14] = {0x00, 0x0a, 0x00, 0x04, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-	CU_ASSERT_EQUAL(ins_red(101, false, 1 << 3 | 1, 0, 0, lit, sizeof lit), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_red(101, false, 1 << 3 | 1, 0, 0, lit, sizeof lit), REPLAY_OK);
 	uint32_t r = 125 + 18 * 8 + 10;
 	CU_ASSERT_EQUAL(LAST_INSERT, r);
 	CU_ASSERT_EQUAL(page[r - 6], 0x10);
@@ -625,7 +625,7 @@ static void test_redundant_insert_split(void)
 static void test_redundant_delete_reuse(void)
 {
 	build_redundant8();
-	CU_ASSERT_EQUAL(del_red(RO(2)), APPLY_OK); /* the owner of slot 1 */
+	CU_ASSERT_EQUAL(del_red(RO(2)), REPLAY_OK); /* the owner of slot 1 */
 	CU_ASSERT_EQUAL(slot(1), RO(4));
 	CU_ASSERT_EQUAL(owned_of(false, RO(4)), 4);
 	CU_ASSERT_EQUAL(owned_of(false, 116), 4);
@@ -633,21 +633,21 @@ static void test_redundant_delete_reuse(void)
 	CU_ASSERT_EQUAL(GARBAGE, 18);
 	CU_ASSERT_EQUAL(g2(RO(3) - 2), 0);
 	check_page(false);
-	CU_ASSERT_EQUAL(del_red(101), APPLY_OK);
+	CU_ASSERT_EQUAL(del_red(101), REPLAY_OK);
 	CU_ASSERT_EQUAL(N_SLOTS, 2); /* merged */
 	CU_ASSERT_EQUAL(owned_of(false, 116), 7);
 	CU_ASSERT_EQUAL(FREE, RO(0));
 	CU_ASSERT_EQUAL(g2(RO(0) - 2), RO(3));
 	CU_ASSERT_EQUAL(GARBAGE, 36);
 	check_page(false);
-	CU_ASSERT_EQUAL(del_red(RO(6)), APPLY_OK); /* heap top */
+	CU_ASSERT_EQUAL(del_red(RO(6)), REPLAY_OK); /* heap top */
 	CU_ASSERT_EQUAL(HEAP_TOP, RO(7) - 8);
 	CU_ASSERT_EQUAL(N_HEAP, 9);
 	CU_ASSERT_EQUAL(g2(RO(6) - 2), 116);
 	check_page(false);
 	/* reuse record 0 (head of the free list) for a smaller record: header copied from record 1 */
-	CU_ASSERT_EQUAL(ins_red(RO(1), true, RENC, 2, 3, "\x55", 1), APPLY_CORRUPT); /* data size 10, 4 bytes given */
-	CU_ASSERT_EQUAL(ins_red(RO(1), true, RENC, 2, 3, red_tail(40), 7), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_red(RO(1), true, RENC, 2, 3, "\x55", 1), REPLAY_CORRUPT); /* data size 10, 4 bytes given */
+	CU_ASSERT_EQUAL(ins_red(RO(1), true, RENC, 2, 3, red_tail(40), 7), REPLAY_OK);
 	CU_ASSERT_EQUAL(FREE, RO(3));
 	CU_ASSERT_EQUAL(GARBAGE, 18);
 	CU_ASSERT_EQUAL(heap_no_of(false, RO(0)), 2);
@@ -656,10 +656,10 @@ static void test_redundant_delete_reuse(void)
 	CU_ASSERT_EQUAL(page[RO(0) + 3], 40);
 	CU_ASSERT_EQUAL(N_HEAP, 9);
 	check_page(false);
-	CU_ASSERT_EQUAL(ins_red(RO(0), true, RENC, 2, 3, red_tail(41), 7), APPLY_OK);
+	CU_ASSERT_EQUAL(ins_red(RO(0), true, RENC, 2, 3, red_tail(41), 7), REPLAY_OK);
 	CU_ASSERT_EQUAL(FREE, 0);
 	CU_ASSERT_EQUAL(GARBAGE, 0);
-	CU_ASSERT_EQUAL(del_red(RO(0)), APPLY_OK);
+	CU_ASSERT_EQUAL(del_red(RO(0)), REPLAY_OK);
 	CU_ASSERT_EQUAL(FREE, RO(3));
 	check_page(false);
 }
@@ -682,7 +682,7 @@ static void test_spec_write_memset_chain(void)
 	memcpy(ent + n, "\xc3\x00\x68\x00", 4);
 	n += 4;
 	CU_ASSERT_EQUAL_FATAL(n, sizeof ent);
-	CU_ASSERT_EQUAL(apply_entry(&frame, ent, n, &stats, &only_free, why, sizeof why), APPLY_OK);
+	CU_ASSERT_EQUAL(replay_entry(&frame, ent, n, &stats, &only_free, why, sizeof why), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[57], 0x05);
 	CU_ASSERT_EQUAL(page[58], 0xAA);
 	CU_ASSERT_EQUAL(page[106], 0x01);
@@ -692,15 +692,15 @@ static void test_spec_write_memset_chain(void)
 	for (int i = 168; i < 272; i++)
 		CU_ASSERT_EQUAL(page[i], 0);
 	CU_ASSERT_EQUAL(page[272], 0xAA);
-	CU_ASSERT_EQUAL(stats.count[APPLY_WRITE], 5);
-	CU_ASSERT_EQUAL(stats.bytes[APPLY_WRITE], 5 + 3 + 3 + 3 + 27);
-	CU_ASSERT_EQUAL(stats.count[APPLY_MEMSET], 1);
-	CU_ASSERT_EQUAL(stats.bytes[APPLY_MEMSET], 4);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_WRITE], 5);
+	CU_ASSERT_EQUAL(stats.bytes[REPLAY_WRITE], 5 + 3 + 3 + 3 + 27);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_MEMSET], 1);
+	CU_ASSERT_EQUAL(stats.bytes[REPLAY_MEMSET], 4);
 	/* 45 01 43 78 04 ff: MEMSET with page id, offset 120, 4 bytes; d3 00 06 0b: MEMMOVE 6 bytes from dst - 6 */
 	memcpy(page + 118, "\x01\x02", 2);
-	CU_ASSERT_EQUAL(apply_entry(&frame, (const uint8_t *)"\x45\x01\x43\x78\x04\xff\xd3\x00\x06\x0b", 10, NULL,
+	CU_ASSERT_EQUAL(replay_entry(&frame, (const uint8_t *)"\x45\x01\x43\x78\x04\xff\xd3\x00\x06\x0b", 10, NULL,
 				    &only_free, why, sizeof why),
-			APPLY_OK);
+			REPLAY_OK);
 	CU_ASSERT(!memcmp(page + 118, "\x01\x02\xff\xff\xff\xff\x01\x02\xff\xff\xff\xff", 12));
 	frame.space_id = SP;
 	frame.page_no = PG;
@@ -717,7 +717,7 @@ static void test_physical(void)
 	e_write(true, 0, "\xAB", 1);   /* at 1023 */
 	e_memset(true, 1, 4, "\x01\x10", 2); /* [1025,1029) := 01 10 01 10 */
 	e_write(false, 2000, "\xCD", 1);     /* a page identifier resets the offset to 0 */
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT(!memcmp(page + 1000, "\x00\x01\x00\x01\x02\x03\x04\x05\x08\x09", 10));
 	CU_ASSERT(!memcmp(page + 1018, "\x15\x16\x17\x18\x19", 5));
 	CU_ASSERT_EQUAL(page[1023], 0xAB);
@@ -730,7 +730,7 @@ static void test_physical(void)
 	e_write(false, PS - 1, "\x11", 1);
 	e_write(false, 8, "\x22", 1);
 	e_memmove(false, 9, 1, PS - 10); /* page[9] := page[PS-1] */
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[PS - 1], 0x11);
 	CU_ASSERT_EQUAL(page[8], 0x22);
 	CU_ASSERT_EQUAL(page[9], 0x11);
@@ -738,10 +738,10 @@ static void test_physical(void)
 	set_size(8192);
 	frame.zip = true;
 	e_write(false, 8191, "\x33", 1);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[8191], 0x33);
 	e_write(false, 8192, "\x33", 1);
-	CU_ASSERT_EQUAL(run(), APPLY_CORRUPT);
+	CU_ASSERT_EQUAL(run(), REPLAY_CORRUPT);
 	frame.zip = false;
 }
 
@@ -752,7 +752,7 @@ static void test_init_free_option(void)
 	B.n = 0;
 	rec(0x10, false);
 	e_write(true, 0, "\x45\xbf", 2); /* INIT_PAGE leaves the offset at 24 */
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT(!memcmp(page, "\x00\x00\x00\x00\x00\x00\x00\x03\xff\xff\xff\xff\xff\xff\xff\xff", 16));
 	CU_ASSERT(!memcmp(page + 16, (uint8_t[8]){0}, 8));
 	CU_ASSERT_EQUAL(g2(24), 0x45bf);
@@ -765,15 +765,15 @@ static void test_init_free_option(void)
 	memcpy(copy, page, PS);
 	rec(0x00, false);
 	rec(0x00, false);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT(only_free);
 	CU_ASSERT(!memcmp(copy, page, PS));
-	CU_ASSERT_EQUAL(stats.count[APPLY_FREE_PAGE], 2);
-	CU_ASSERT_EQUAL(stats.bytes[APPLY_FREE_PAGE], 6);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_FREE_PAGE], 2);
+	CU_ASSERT_EQUAL(stats.bytes[REPLAY_FREE_PAGE], 6);
 	/* FREE_PAGE then a new page identifier */
 	rec(0x00, false);
 	e_write(false, 100, "\x01", 1);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT(!only_free);
 	CU_ASSERT_EQUAL(page[100], 1);
 	/* OPTION records are skipped and counted; they do not move the offset */
@@ -781,19 +781,19 @@ static void test_init_free_option(void)
 	bb(&B, "\x00\x01\x02\x03\x04", 5);
 	rec(0x70, true);
 	e_write(true, 0, "\x02", 1);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT_EQUAL(page[201], 2);
-	CU_ASSERT_EQUAL(stats.count[APPLY_OPTION], 1);
-	CU_ASSERT_EQUAL(stats.bytes[APPLY_OPTION], 6);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_OPTION], 1);
+	CU_ASSERT_EQUAL(stats.bytes[REPLAY_OPTION], 6);
 	/* TRIM_PAGES: counted, the frame is left alone */
 	memcpy(copy, page, PS);
 	e_ext(false, 10, NULL, 0, NULL, 0);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT(!memcmp(copy, page, PS));
-	CU_ASSERT_EQUAL(stats.count[APPLY_EXT_TRIM_PAGES], 1);
-	CU_ASSERT_EQUAL(stats.bytes[APPLY_EXT_TRIM_PAGES], 4);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_EXT_TRIM_PAGES], 1);
+	CU_ASSERT_EQUAL(stats.bytes[REPLAY_EXT_TRIM_PAGES], 4);
 	/* an empty entry */
-	CU_ASSERT_EQUAL(apply_entry(&frame, NULL, 0, NULL, &only_free, NULL, 0), APPLY_OK);
+	CU_ASSERT_EQUAL(replay_entry(&frame, NULL, 0, NULL, &only_free, NULL, 0), REPLAY_OK);
 }
 
 static void test_undo(void)
@@ -807,7 +807,7 @@ static void test_undo(void)
 	e_write(true, 32, seg, sizeof seg); /* segment header 56..85 */
 	e_write(false, 86, "\x77", 1);
 	e_ext(true, 2, NULL, 0, NULL, 0);
-	CU_ASSERT_EQUAL_FATAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(run(), REPLAY_OK);
 	CU_ASSERT_EQUAL(g2(24), 2);
 	CU_ASSERT(!memcmp(page + 38, "\x00\x00\x00\x38\x00\x38\xff\xff\xff\xff\x00\x00\xff\xff\xff\xff\x00\x00", 18));
 	CU_ASSERT_EQUAL(page[56], 0x5C);
@@ -815,22 +815,22 @@ static void test_undo(void)
 	CU_ASSERT_EQUAL(page[86], 0);
 	e_ext(false, 3, NULL, 0, "undo", 4);
 	e_ext(true, 3, NULL, 0, "xyz", 3);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT(!memcmp(page + 56, "\x00\x40undo\x00\x38\x00\x47xyz\x00\x40", 15));
 	CU_ASSERT_EQUAL(g2(42), 56 + 8 + 7);
-	CU_ASSERT_EQUAL(stats.count[APPLY_EXT_UNDO_APPEND], 2);
+	CU_ASSERT_EQUAL(stats.count[REPLAY_EXT_UNDO_APPEND], 2);
 	/* the last record that fits, then one that does not */
 	p2(42, PS - 8 - 6 - 3 - 1);
 	e_ext(false, 3, NULL, 0, "abc", 3);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	CU_ASSERT_EQUAL(g2(42), PS - 8 - 3);
 	p2(42, PS - 8 - 6 - 3);
 	e_ext(false, 3, NULL, 0, "abc", 3);
-	CU_ASSERT_EQUAL(run(), APPLY_CORRUPT);
+	CU_ASSERT_EQUAL(run(), REPLAY_CORRUPT);
 	CU_ASSERT(strstr(why, "record 1 (UNDO_APPEND) at +0: ") == why);
 	p2(42, 55);
 	e_ext(false, 3, NULL, 0, "abc", 3);
-	CU_ASSERT_EQUAL(run(), APPLY_CORRUPT);
+	CU_ASSERT_EQUAL(run(), REPLAY_CORRUPT);
 }
 
 static void test_refusals(void)
@@ -838,44 +838,44 @@ static void test_refusals(void)
 	set_size(8192);
 	frame.zip = true;
 	e_ext(false, 1, NULL, 0, NULL, 0);
-	CU_ASSERT_EQUAL(run(), APPLY_CORRUPT);
+	CU_ASSERT_EQUAL(run(), REPLAY_CORRUPT);
 	CU_ASSERT(strstr(why, "COMPRESSED") != NULL);
 	frame.zip = false;
 	for (uint32_t p = 0; p < 3; p++) {
 		frame.page_no = p;
 		e_ext(false, 2, NULL, 0, NULL, 0);
-		CU_ASSERT_EQUAL(run(), APPLY_CORRUPT);
+		CU_ASSERT_EQUAL(run(), REPLAY_CORRUPT);
 	}
 	frame.page_no = 3;
 	e_ext(false, 2, NULL, 0, NULL, 0);
-	CU_ASSERT_EQUAL(run(), APPLY_OK);
+	CU_ASSERT_EQUAL(run(), REPLAY_OK);
 	/* bad frames */
-	apply_frame bad = {page, 3000, SP, PG, false};
-	CU_ASSERT_EQUAL(apply_entry(&bad, (const uint8_t *)"\x02\x07\x03", 3, NULL, &only_free, why, sizeof why),
-			APPLY_CORRUPT);
-	CU_ASSERT_EQUAL(apply_entry(NULL, NULL, 0, NULL, NULL, NULL, 0), APPLY_CORRUPT);
+	replay_frame bad = {page, 3000, SP, PG, false};
+	CU_ASSERT_EQUAL(replay_entry(&bad, (const uint8_t *)"\x02\x07\x03", 3, NULL, &only_free, why, sizeof why),
+			REPLAY_CORRUPT);
+	CU_ASSERT_EQUAL(replay_entry(NULL, NULL, 0, NULL, NULL, NULL, 0), REPLAY_CORRUPT);
 }
 
 static void test_kinds(void)
 {
-	CU_ASSERT_STRING_EQUAL(apply_kind_name(APPLY_WRITE), "WRITE");
-	CU_ASSERT_STRING_EQUAL(apply_kind_name(APPLY_EXT_INSERT_HEAP_DYNAMIC), "INSERT_HEAP_DYNAMIC");
-	CU_ASSERT_STRING_EQUAL(apply_kind_name(APPLY_EXT_TRIM_PAGES), "TRIM_PAGES");
-	CU_ASSERT_STRING_EQUAL(apply_kind_name(APPLY_KINDS), "UNKNOWN");
-	CU_ASSERT_STRING_EQUAL(apply_kind_name(-1), "UNKNOWN");
-	for (int k = 0; k < APPLY_KINDS; k++)
-		CU_ASSERT(apply_kind_name(k)[0] >= 'A' && apply_kind_name(k)[0] <= 'Z');
-	CU_ASSERT_EQUAL(apply_kind_of(0x02, 0), APPLY_FREE_PAGE);
-	CU_ASSERT_EQUAL(apply_kind_of(0x12, 0), APPLY_INIT_PAGE);
-	CU_ASSERT_EQUAL(apply_kind_of(0xb2, 9), APPLY_WRITE);
-	CU_ASSERT_EQUAL(apply_kind_of(0xc3, 0), APPLY_MEMSET);
-	CU_ASSERT_EQUAL(apply_kind_of(0x53, 0), APPLY_MEMMOVE);
-	CU_ASSERT_EQUAL(apply_kind_of(0x76, 0), APPLY_OPTION);
-	CU_ASSERT_EQUAL(apply_kind_of(0x63, 0), -1);
+	CU_ASSERT_STRING_EQUAL(replay_kind_name(REPLAY_WRITE), "WRITE");
+	CU_ASSERT_STRING_EQUAL(replay_kind_name(REPLAY_EXT_INSERT_HEAP_DYNAMIC), "INSERT_HEAP_DYNAMIC");
+	CU_ASSERT_STRING_EQUAL(replay_kind_name(REPLAY_EXT_TRIM_PAGES), "TRIM_PAGES");
+	CU_ASSERT_STRING_EQUAL(replay_kind_name(REPLAY_KINDS), "UNKNOWN");
+	CU_ASSERT_STRING_EQUAL(replay_kind_name(-1), "UNKNOWN");
+	for (int k = 0; k < REPLAY_KINDS; k++)
+		CU_ASSERT(replay_kind_name(k)[0] >= 'A' && replay_kind_name(k)[0] <= 'Z');
+	CU_ASSERT_EQUAL(replay_kind_of(0x02, 0), REPLAY_FREE_PAGE);
+	CU_ASSERT_EQUAL(replay_kind_of(0x12, 0), REPLAY_INIT_PAGE);
+	CU_ASSERT_EQUAL(replay_kind_of(0xb2, 9), REPLAY_WRITE);
+	CU_ASSERT_EQUAL(replay_kind_of(0xc3, 0), REPLAY_MEMSET);
+	CU_ASSERT_EQUAL(replay_kind_of(0x53, 0), REPLAY_MEMMOVE);
+	CU_ASSERT_EQUAL(replay_kind_of(0x76, 0), REPLAY_OPTION);
+	CU_ASSERT_EQUAL(replay_kind_of(0x63, 0), -1);
 	for (int s = 0; s <= 10; s++)
-		CU_ASSERT_EQUAL(apply_kind_of(0x20, (uint8_t)s), APPLY_EXT_INIT_REDUNDANT + s);
-	CU_ASSERT_EQUAL(apply_kind_of(0xa0, 11), -1);
-	CU_ASSERT_EQUAL(apply_kind_of(0x20, 0xff), -1);
+		CU_ASSERT_EQUAL(replay_kind_of(0x20, (uint8_t)s), REPLAY_EXT_INIT_REDUNDANT + s);
+	CU_ASSERT_EQUAL(replay_kind_of(0xa0, 11), -1);
+	CU_ASSERT_EQUAL(replay_kind_of(0x20, 0xff), -1);
 }
 
 /* ---- malformed entries */
@@ -887,13 +887,13 @@ static void prepare(int kind)
 {
 	if (kind == PREP_REDUNDANT) {
 		build_redundant8();
-		CU_ASSERT_EQUAL(del_red(RO(0)), APPLY_OK);
+		CU_ASSERT_EQUAL(del_red(RO(0)), REPLAY_OK);
 	} else if (kind == PREP_DYNAMIC) {
 		build_dynamic8();
-		CU_ASSERT_EQUAL(del_dyn(DO(0), 1, 10), APPLY_OK);
+		CU_ASSERT_EQUAL(del_dyn(DO(0), 1, 10), REPLAY_OK);
 	} else {
 		set_size(PS);
-		CU_ASSERT_EQUAL(init_index(true), APPLY_OK);
+		CU_ASSERT_EQUAL(init_index(true), REPLAY_OK);
 	}
 	memset(&stats, 0, sizeof stats);
 }
@@ -1062,11 +1062,11 @@ static void test_malformed(void)
 		memcpy(before, page, PS);
 		size_t n = E.n;
 		why[0] = 0;
-		int rc = apply_entry(&frame, E.b, n, &stats, &only_free, why, sizeof why);
+		int rc = replay_entry(&frame, E.b, n, &stats, &only_free, why, sizeof why);
 		E.n = 0;
-		if (rc != APPLY_CORRUPT || !why[0] || (t->expect && !strstr(why, t->expect)))
+		if (rc != REPLAY_CORRUPT || !why[0] || (t->expect && !strstr(why, t->expect)))
 			fprintf(stderr, "\n  %s: rc %d, why \"%s\"\n", t->name, rc, why);
-		CU_ASSERT_EQUAL(rc, APPLY_CORRUPT);
+		CU_ASSERT_EQUAL(rc, REPLAY_CORRUPT);
 		CU_ASSERT(strncmp(why, "record ", 7) == 0);
 		CU_ASSERT(!t->expect || strstr(why, t->expect));
 		CU_ASSERT(!only_free);
@@ -1193,9 +1193,9 @@ static bool m_insert(int i)
 	uint32_t prev_rec = prev ? prev->origin : M.comp ? 99 : 101;
 	int rc = M.comp ? ins_dyn(prev_rec, reuse, shift, (r.hl - hdr_c) << 3, hdr_c, data_c, lit, ln)
 			: ins_red(prev_rec, reuse, (r.nf - 1) << 3 | (uint32_t)r.is_short << 2, hdr_c, data_c, lit, ln);
-	if (rc != APPLY_OK)
+	if (rc != REPLAY_OK)
 		fprintf(stderr, "\n  insert: %s\n", why);
-	CU_ASSERT_EQUAL_FATAL(rc, APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(rc, REPLAY_OK);
 	if (reuse) {
 		M.nf--;
 	} else {
@@ -1213,9 +1213,9 @@ static void m_delete(int i)
 	mrec r = M.live[i];
 	uint32_t prev_rec = i ? M.live[i - 1].origin : M.comp ? 99 : 101;
 	int rc = M.comp ? del_dyn(prev_rec, r.extra - 5, r.dsize) : del_red(prev_rec);
-	if (rc != APPLY_OK)
+	if (rc != REPLAY_OK)
 		fprintf(stderr, "\n  delete: %s\n", why);
-	CU_ASSERT_EQUAL_FATAL(rc, APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(rc, REPLAY_OK);
 	if (r.heap == M.n_heap - 1) {
 		M.top = r.origin - r.extra;
 		M.n_heap--;
@@ -1262,7 +1262,7 @@ static void model_run(bool comp, uint32_t size, int ops)
 	M.comp = comp;
 	M.top = comp ? 120 : 125;
 	M.n_heap = 2;
-	CU_ASSERT_EQUAL_FATAL(init_index(comp), APPLY_OK);
+	CU_ASSERT_EQUAL_FATAL(init_index(comp), REPLAY_OK);
 	unsigned splits = 0, merges = 0;
 	int maxn = 0;
 	for (int k = 0; k < ops; k++) {
@@ -1404,8 +1404,8 @@ static void fuzz_one(const uint8_t *base, uint32_t size, const uint32_t *org, in
 	}
 	why[0] = 0;
 	bool of = false;
-	int rc = apply_entry(&frame, E.b, E.n, &stats, &of, why, sizeof why);
-	CU_ASSERT(rc == APPLY_OK || (rc == APPLY_CORRUPT && why[0] && !of));
+	int rc = replay_entry(&frame, E.b, E.n, &stats, &of, why, sizeof why);
+	CU_ASSERT(rc == REPLAY_OK || (rc == REPLAY_CORRUPT && why[0] && !of));
 	E.n = 0;
 }
 
@@ -1424,11 +1424,11 @@ static void test_fuzz(void)
 	static const uint32_t sizes[] = {1024, 4096, PS};
 	uint32_t org[3][64];
 	int no[3];
-	unsigned corrupt = 0, runs = 0, mstats[APPLY_KINDS] = {0};
+	unsigned corrupt = 0, runs = 0, mstats[REPLAY_KINDS] = {0};
 	for (int s = 0; s < 3; s++) {
 		for (int kind = 0; kind < 3; kind++) {
 			set_size(sizes[s]);
-			CU_ASSERT_EQUAL_FATAL(init_index(kind != 1), APPLY_OK);
+			CU_ASSERT_EQUAL_FATAL(init_index(kind != 1), REPLAY_OK);
 			for (unsigned k = 0; k < 12; k++) {
 				int rc;
 				if (kind != 1)
@@ -1437,17 +1437,17 @@ static void test_fuzz(void)
 					rc = ins_red(RO(k - 1), false, RENC, 2, 3, red_tail(k), 7);
 				else
 					rc = ins_red(101, false, RENC, 0, 0, red_first, sizeof red_first);
-				CU_ASSERT_EQUAL(rc, APPLY_OK);
+				CU_ASSERT_EQUAL(rc, REPLAY_OK);
 			}
 			if (kind == 0)
-				CU_ASSERT_EQUAL(del_dyn(DO(3), 1, 10), APPLY_OK);
+				CU_ASSERT_EQUAL(del_dyn(DO(3), 1, 10), REPLAY_OK);
 			if (kind == 1)
-				CU_ASSERT_EQUAL(del_red(RO(3)), APPLY_OK);
+				CU_ASSERT_EQUAL(del_red(RO(3)), REPLAY_OK);
 			no[kind] = collect_origins(kind != 1, org[kind], 64);
 			if (kind == 2) { /* an undo page */
 				e_ext(false, 2, NULL, 0, NULL, 0);
 				e_ext(true, 3, NULL, 0, "undo record", 11);
-				CU_ASSERT_EQUAL(run(), APPLY_OK);
+				CU_ASSERT_EQUAL(run(), REPLAY_OK);
 			}
 			memcpy(base[kind], page, sizes[s]);
 		}
@@ -1457,14 +1457,14 @@ static void test_fuzz(void)
 			fuzz_one(base[k], sizes[s], org[k], no[k], k != 1);
 			corrupt += why[0] != 0;
 		}
-		for (int k = 0; k < APPLY_KINDS; k++)
+		for (int k = 0; k < REPLAY_KINDS; k++)
 			mstats[k] += (unsigned)stats.count[k];
 	}
 	CU_ASSERT(corrupt > runs / 4 && corrupt < runs);
 	/* every kind of record got applied at least a few times */
-	for (int k = 0; k < APPLY_KINDS; k++)
+	for (int k = 0; k < REPLAY_KINDS; k++)
 		if (mstats[k] < 5) {
-			fprintf(stderr, "\n  %s applied %u times\n", apply_kind_name(k), mstats[k]);
+			fprintf(stderr, "\n  %s applied %u times\n", replay_kind_name(k), mstats[k]);
 			CU_FAIL("a record kind is hardly ever applied by the fuzzer");
 		}
 	frame.size = PS;
@@ -1474,7 +1474,7 @@ int main(void)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return CU_get_error();
-	CU_pSuite s = CU_add_suite("apply", NULL, NULL);
+	CU_pSuite s = CU_add_suite("replay", NULL, NULL);
 	CU_add_test(s, "spec 3.14 worked example", test_worked_example);
 	CU_add_test(s, "INIT_ROW_FORMAT_DYNAMIC", test_dynamic_create);
 	CU_add_test(s, "COMPACT inserts, copies, directory split", test_dynamic_insert_split);

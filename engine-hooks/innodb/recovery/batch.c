@@ -1,5 +1,6 @@
 /*
- * batch.c - the apply phase of recovery: files to size, then pages.
+ * batch.c - batch apply, the apply phase of recovery: files to size, then
+ * pages.
  *
  * The batch's pages, sorted by (space, page), are cut into one contiguous
  * range per thread, the jobs of the parallel executor (common/parallel.h),
@@ -30,11 +31,11 @@
 
 /* A worker's state (worker_start) while it runs jobs: page ranges of the batch. */
 typedef struct worker {
-	recv_page **pages;  /* the range of the job being run */
+	collect_page **pages; /* the range of the job being run */
 	size_t n;           /* its pages */
 	spaces *sp;
-	const recover_opts *o;
-	recover_stats st;   /* what this worker did, summed by worker_end */
+	const batch_opts *o;
+	batch_stats st;     /* what this worker did, summed by worker_end */
 	xb_error *err;      /* the running job's error */
 	xb_parallel *run;   /* the run, to stop early when another job failed */
 	uint64_t progress_per_page;
@@ -53,12 +54,12 @@ static bool all_zero(const uint8_t *p, size_t n)
 }
 
 /* Count the records of an entry that is skipped, by kind. */
-static void count_skipped(const uint8_t *r, size_t len, apply_stats *st)
+static void count_skipped(const uint8_t *r, size_t len, replay_stats *st)
 {
 	redo_rec_it it = redo_rec_entry(r, (uint32_t)len);
 	redo_rec h;
 	while (redo_rec_next(&it, &h) == REDO_REC_OK) {
-		int kind = apply_kind_of(h.b, h.body_len ? h.body[0] : 0);
+		int kind = replay_kind_of(h.b, h.body_len ? h.body[0] : 0);
 		if (kind >= 0) {
 			st->count[kind]++;
 			st->bytes[kind] += h.end - h.start;
@@ -98,7 +99,7 @@ static int write_all(int fd, const uint8_t *buf, size_t n, off_t off)
 }
 
 /* The stored page at frame -> the page redo applies to (decompressed for page_compressed). */
-static int load_frame(worker *w, space_file *f, recv_page *pg, uint8_t *stored, uint8_t **frame, uint64_t *page_lsn)
+static int load_frame(worker *w, space_file *f, collect_page *pg, uint8_t *stored, uint8_t **frame, uint64_t *page_lsn)
 {
 	const innodb_space_info *si = &f->info;
 	*frame = stored;
@@ -131,7 +132,7 @@ static int load_frame(worker *w, space_file *f, recv_page *pg, uint8_t *stored, 
 }
 
 /* Bring one page up to date. *write_image receives what to write (NULL: nothing). */
-static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored, const uint8_t **write_image)
+static int recover_page(worker *w, space_file *f, collect_page *pg, uint8_t *stored, const uint8_t **write_image)
 {
 	const innodb_space_info *si = &f->info;
 	uint8_t *frame;
@@ -141,11 +142,11 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 	if (rc)
 		return rc;
 	uint32_t fsize = si->page_compressed ? si->logical_size : si->physical_size;
-	apply_frame af = {.page = frame, .size = fsize, .space_id = f->space_id, .page_no = pg->page_no,
+	replay_frame af = {.page = frame, .size = fsize, .space_id = f->space_id, .page_no = pg->page_no,
 			  .zip = si->zip};
 	bool modified = false, freed = false;
 	uint64_t last_end = 0;
-	for (recv_entry *e = pg->first; e; e = e->next) {
+	for (collect_entry *e = pg->first; e; e = e->next) {
 		if (e->next) /* entries are scattered over the arena: start loading the next one now */
 			__builtin_prefetch(e->next);
 		last_end = e->end_lsn;
@@ -155,7 +156,7 @@ static int recover_page(worker *w, space_file *f, recv_page *pg, uint8_t *stored
 		}
 		bool only_free = false;
 		char why[200];
-		if (apply_entry(&af, e->recs, e->len, &w->st.applied, &only_free, why, sizeof why) != APPLY_OK)
+		if (replay_entry(&af, e->recs, e->len, &w->st.applied, &only_free, why, sizeof why) != REPLAY_OK)
 			return xb_err_set(w->err, XB_E_CORRUPT_PAGE,
 					  "%s page %u: cannot apply the mini-transaction at LSN %llu: %s", f->rel,
 					  pg->page_no, (unsigned long long)e->start_lsn, why);
@@ -224,7 +225,7 @@ static size_t run_length(worker *w, size_t i, space_file *f, uint64_t run_max)
 	if (max > run_max)
 		max = (size_t)run_max;
 	while (i + n < w->n && n < max) {
-		recv_page *a = w->pages[i + n - 1], *b = w->pages[i + n];
+		collect_page *a = w->pages[i + n - 1], *b = w->pages[i + n];
 		if (b->space_id != a->space_id || b->page_no != a->page_no + 1)
 			break;
 		n++;
@@ -308,7 +309,7 @@ static void prefetch(worker *w, size_t i, size_t *pf)
 	if (*pf < i)
 		*pf = i;
 	while (*pf < w->n && *pf - i < PREFETCH_PAGES) {
-		recv_page *pg = w->pages[*pf];
+		collect_page *pg = w->pages[*pf];
 		space_file *f = spaces_find(w->sp, pg->space_id);
 		int fd;
 		off_t off;
@@ -335,7 +336,7 @@ static int work(worker *w)
 		prefetch(w, i, &pf);
 		if (w->o->should_stop && w->o->should_stop())
 			return xb_err_set(w->err, XB_E_INTERRUPTED, "interrupted while applying redo to pages");
-		recv_page *pg = w->pages[i];
+		collect_page *pg = w->pages[i];
 		space_file *f = spaces_find(w->sp, pg->space_id);
 		if (!f) { /* dropped tablespace (checked before the workers start) */
 			w->st.pages_dropped++;
@@ -360,7 +361,7 @@ static int work(worker *w)
 
 /* The file of a tablespace: by space id, else an unidentified file claimed by the
  * name the log gives it (current name, or its last name later in the log). */
-static space_file *space_of(spaces *s, const recv_space *rs)
+static space_file *space_of(spaces *s, const collect_space *rs)
 {
 	space_file *f = spaces_find(s, rs->space_id);
 	if (f || !rs->has_flags || rs->deleted || rs->later_deleted)
@@ -371,10 +372,10 @@ static space_file *space_of(spaces *s, const recv_space *rs)
 
 /* Sizes first: undo truncation, then extension to the logged FSP_SIZE. Also checks
  * that every tablespace with pages in the batch has a file or was dropped. */
-static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recover_stats *st, xb_error *err)
+static int prepare_files(collector *r, spaces *s, collect_page **pages, size_t n, batch_stats *st, xb_error *err)
 {
 	for (size_t i = 0; i < r->cap_spaces; i++) {
-		recv_space *rs = &r->spaces[i];
+		collect_space *rs = &r->spaces[i];
 		if (!rs->used)
 			continue;
 		space_file *f = space_of(s, rs);
@@ -400,7 +401,7 @@ static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recove
 			continue;
 		last = pages[i]->space_id;
 		space_file *f = spaces_find(s, last);
-		recv_space *rs = recv_space_find(r, last);
+		collect_space *rs = collect_space_find(r, last);
 		if (f && spaces_map_pages(f))
 			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 		if (f && f->info.encrypted) {
@@ -421,10 +422,10 @@ static int prepare_files(recv *r, spaces *s, recv_page **pages, size_t n, recove
 	return 0;
 }
 
-int recover_check_spaces(recv *r, spaces *s, xb_error *err)
+int batch_check_spaces(collector *r, spaces *s, xb_error *err)
 {
 	for (size_t i = 0; i < r->cap_spaces; i++) {
-		recv_space *rs = &r->spaces[i];
+		collect_space *rs = &r->spaces[i];
 		if (!rs->used || (!rs->records && !rs->later_records) || rs->deleted || rs->later_deleted)
 			continue;
 		if (space_of(s, rs))
@@ -440,9 +441,9 @@ int recover_check_spaces(recv *r, spaces *s, xb_error *err)
 	return 0;
 }
 
-void recover_stats_add(recover_stats *a, const recover_stats *b)
+void batch_stats_add(batch_stats *a, const batch_stats *b)
 {
-	for (int k = 0; k < APPLY_KINDS; k++) {
+	for (int k = 0; k < REPLAY_KINDS; k++) {
 		a->applied.count[k] += b->applied.count[k];
 		a->applied.bytes[k] += b->applied.bytes[k];
 		a->skipped.count[k] += b->skipped.count[k];
@@ -463,14 +464,14 @@ void recover_stats_add(recover_stats *a, const recover_stats *b)
 
 /* One pass of the workers over the batch's pages (the executor's context). */
 typedef struct pass {
-	recv_page **pages;          /* the batch's pages, sorted */
+	collect_page **pages;       /* the batch's pages, sorted */
 	size_t n;                   /* how many */
 	size_t jobs;                /* contiguous ranges they are cut into */
 	spaces *sp;
-	const recover_opts *o;
+	const batch_opts *o;
 	bool check_only;            /* read and check only */
 	uint64_t progress_per_page; /* bytes of log a page stands for */
-	recover_stats *st;          /* where the workers' statistics are added */
+	batch_stats *st;            /* where the workers' statistics are added */
 } pass;
 
 static int worker_start(void *ctx, int id, void **wstate, xb_error *err)
@@ -514,7 +515,7 @@ static void worker_end(void *ctx, int id, void *wstate)
 	if (ps->check_only) /* pages are counted once, by the pass that applies */
 		ps->st->ns_read += w->st.ns_read;
 	else
-		recover_stats_add(ps->st, &w->st);
+		batch_stats_add(ps->st, &w->st);
 	free(w->buf);
 	free(w->tmp);
 	free(w->out);
@@ -523,8 +524,8 @@ static void worker_end(void *ctx, int id, void *wstate)
 
 /* Run the workers over the pages, on as many threads as the batch is worth
  * (one below 64 pages a thread), one contiguous range of pages each. */
-static int run_workers(recv *r, spaces *s, const recover_opts *o, recv_page **pages, size_t n, bool check_only,
-		       recover_stats *st, xb_error *err)
+static int run_workers(collector *r, spaces *s, const batch_opts *o, collect_page **pages, size_t n, bool check_only,
+		       batch_stats *st, xb_error *err)
 {
 	int nt = o->threads < 1 ? 1 : o->threads;
 	if (n < (size_t)nt * 64)
@@ -546,24 +547,24 @@ static int run_workers(recv *r, spaces *s, const recover_opts *o, recv_page **pa
 	return xb_parallel_run(&cfg, err);
 }
 
-int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err)
+int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, xb_error *err)
 {
 	size_t n;
-	recv_page **pages = recv_sorted_pages(r, &n);
+	collect_page **pages = collect_sorted_pages(r, &n);
 	if (!pages)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	recover_stats fst;
+	batch_stats fst;
 	memset(&fst, 0, sizeof fst);
 	/* In the first batch every page is read and checked before anything is
 	 * written (file sizes included): a damaged page then leaves the backup as
 	 * it was. The second pass finds the pages in the page cache. Later
 	 * batches check each page just before applying to it. */
-	int rc = recover_check_spaces(r, s, err);
+	int rc = batch_check_spaces(r, s, err);
 	if (!rc && o->check_first)
 		rc = run_workers(r, s, o, pages, n, true, st, err);
 	if (!rc)
 		rc = prepare_files(r, s, pages, n, &fst, err);
-	recover_stats_add(st, &fst);
+	batch_stats_add(st, &fst);
 	if (!rc)
 		rc = run_workers(r, s, o, pages, n, false, st, err);
 	free(pages);

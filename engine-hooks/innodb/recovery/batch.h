@@ -1,7 +1,8 @@
 /*
- * batch.h - apply one batch of collected redo to the tablespace files.
+ * batch.h - batch apply: one batch of collected redo applied to the
+ * tablespace files, its pages in parallel.
  *
- * recover_batch() first brings the files to the sizes the log says
+ * batch_apply() first brings the files to the sizes the log says
  * (undo truncation, extension to the last FSP_SIZE written), then applies
  * the entries of every page of the batch, in (space, page) order, split into
  * contiguous ranges over worker threads. A worker reads runs of adjacent
@@ -23,9 +24,9 @@
 #include "innodb/recovery/collect.h"
 #include "innodb/spaces.h"
 
-typedef struct recover_stats {
-	apply_stats applied;       /* records applied, by kind */
-	apply_stats skipped;       /* records skipped because the page already had them */
+typedef struct batch_stats {
+	replay_stats applied;      /* records applied, by kind */
+	replay_stats skipped;      /* records skipped because the page already had them */
 	uint64_t pages_read;       /* pages read from the files */
 	uint64_t pages_written;    /* pages written */
 	uint64_t pages_created;    /* written pages rebuilt from INIT_PAGE (not read) */
@@ -37,29 +38,29 @@ typedef struct recover_stats {
 	uint64_t ns_read;          /* time the workers spent reading pages (summed over threads) */
 	uint64_t ns_apply;         /* applying records and checksums */
 	uint64_t ns_write;         /* writing pages */
-} recover_stats;
+} batch_stats;
 
-typedef struct recover_opts {
+typedef struct batch_opts {
 	int threads;               /* worker threads, >= 1 */
 	int compression_level;     /* page_compressed zlib level (server default 6) */
 	volatile uint64_t *progress; /* bytes of log applied are added here (may be NULL) */
 	bool (*should_stop)(void);   /* polled between runs of pages (may be NULL) */
 	bool check_first;            /* read and check every page before writing any (first batch) */
-} recover_opts;
+} batch_opts;
 
 /* Apply the batch held by r. Files of tablespaces that the log says were
  * dropped are skipped; a tablespace with records but neither a file nor a
  * FILE_DELETE is XB_E_MISSING_FILE; a page that fails its checksum before
  * apply, a record that does not fit its page, or a page that fails its
  * checksum after apply is XB_E_CORRUPT_PAGE naming file, page and LSN. */
-int recover_batch(recv *r, spaces *s, const recover_opts *o, recover_stats *st, xb_error *err);
+int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, xb_error *err);
 
 /* Before anything is written: every tablespace the log has page records for
  * (in this batch or, after a look-ahead, later) must have a file or be
  * dropped by the log. XB_E_MISSING_FILE otherwise. */
-int recover_check_spaces(recv *r, spaces *s, xb_error *err);
+int batch_check_spaces(collector *r, spaces *s, xb_error *err);
 
 /* Add b's counters into a. */
-void recover_stats_add(recover_stats *a, const recover_stats *b);
+void batch_stats_add(batch_stats *a, const batch_stats *b);
 
 #endif

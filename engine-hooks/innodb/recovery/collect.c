@@ -1,15 +1,16 @@
 /*
- * collect.c - split mini-transactions into per-page entries for recovery.
+ * collect.c - the collector: mini-transactions split into per-page entries.
  *
- * recv_add_mtr() walks an mtr's records twice. The first pass finds the page
- * of every record (a record with a page identifier starts a page, same_page
- * records continue it), counts the bytes each page gets in this mtr, applies
- * the discard rules of FREE_PAGE/INIT_PAGE and TRIM_PAGES, and notes file
- * records and page-0 size/flag writes in the tablespace table. The second
- * pass allocates one entry per page from the arena and copies the kept
- * records into it in log order. Pages are found through an open-addressing
- * hash of (space, page) holding indexes into a dense array, so growing the
- * array never invalidates the hash. Spec sections 2.2-2.7 and 3.1.
+ * collect_add_mtr() walks an mtr's records twice. The first pass finds the
+ * page of every record (redo_rec_next(): a record with a page identifier
+ * starts a page, same_page records continue it), counts the bytes each page
+ * gets in this mtr, applies the discard rules of FREE_PAGE/INIT_PAGE and
+ * TRIM_PAGES, and notes file records and page-0 size/flag writes in the
+ * tablespace table. The second pass allocates one entry per page from the
+ * arena and copies the kept records into it in log order. Pages are found
+ * through an open-addressing hash of (space, page) holding indexes into a
+ * dense array, so growing the array never invalidates the hash. Spec
+ * sections 2.2-2.7 and 3.1.
  */
 #include "innodb/recovery/collect.h"
 
@@ -26,18 +27,18 @@
 #define FSP_SIZE_OFS 46u
 #define FSP_FLAGS_OFS 54u
 
-struct recv_chunk {
-	recv_chunk *next;
+struct collect_chunk {
+	collect_chunk *next;
 	size_t used, size;
 	uint8_t mem[];
 };
 
 /* ---- arena */
 
-static void *arena_alloc(recv *r, size_t n)
+static void *arena_alloc(collector *r, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
-	recv_chunk *c = r->chunks;
+	collect_chunk *c = r->chunks;
 	if (!c || c->size - c->used < n) {
 		size_t sz = n > CHUNK_SIZE - sizeof *c ? n + sizeof *c : CHUNK_SIZE;
 		c = malloc(sz);
@@ -54,10 +55,10 @@ static void *arena_alloc(recv *r, size_t n)
 	return p;
 }
 
-static void arena_free(recv *r)
+static void arena_free(collector *r)
 {
 	while (r->chunks) {
-		recv_chunk *n = r->chunks->next;
+		collect_chunk *n = r->chunks->next;
 		free(r->chunks);
 		r->chunks = n;
 	}
@@ -72,7 +73,7 @@ static inline size_t page_hash(uint32_t space, uint32_t page, size_t mask)
 	return (size_t)(k >> 29) & mask;
 }
 
-static int grow_slots(recv *r)
+static int grow_slots(collector *r)
 {
 	size_t n = r->n_slots ? r->n_slots * 2 : 4096;
 	uint32_t *s = calloc(n, sizeof *s);
@@ -91,26 +92,26 @@ static int grow_slots(recv *r)
 }
 
 /* Index of the page in pages[], created when absent; NO_PAGE when out of memory. */
-static uint32_t page_get(recv *r, uint32_t space, uint32_t page)
+static uint32_t page_get(collector *r, uint32_t space, uint32_t page)
 {
 	if ((r->n_pages + 1) * 2 > r->n_slots && grow_slots(r))
 		return NO_PAGE;
 	size_t mask = r->n_slots - 1, h = page_hash(space, page, mask);
 	while (r->slots[h]) {
-		recv_page *p = &r->pages[r->slots[h] - 1];
+		collect_page *p = &r->pages[r->slots[h] - 1];
 		if (p->space_id == space && p->page_no == page)
 			return r->slots[h] - 1;
 		h = (h + 1) & mask;
 	}
 	if (r->n_pages == r->cap_pages) {
 		size_t n = r->cap_pages ? r->cap_pages * 2 : 1024;
-		recv_page *np = realloc(r->pages, n * sizeof *np);
+		collect_page *np = realloc(r->pages, n * sizeof *np);
 		if (!np)
 			return NO_PAGE;
 		r->pages = np;
 		r->cap_pages = n;
 	}
-	recv_page *p = &r->pages[r->n_pages];
+	collect_page *p = &r->pages[r->n_pages];
 	memset(p, 0, sizeof *p);
 	p->space_id = space;
 	p->page_no = page;
@@ -120,15 +121,15 @@ static uint32_t page_get(recv *r, uint32_t space, uint32_t page)
 
 /* ---- look-ahead table: (space, page) -> last FREE_PAGE/INIT_PAGE LSN */
 
-struct recv_later {
+struct collect_later {
 	uint32_t space_id, page_no;
 	uint64_t lsn; /* 0: empty slot */
 };
 
-static int later_grow(recv *r)
+static int later_grow(collector *r)
 {
 	size_t n = r->cap_later ? r->cap_later * 2 : 4096;
-	struct recv_later *v = calloc(n, sizeof *v);
+	struct collect_later *v = calloc(n, sizeof *v);
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < r->cap_later; i++) {
@@ -145,7 +146,7 @@ static int later_grow(recv *r)
 	return 0;
 }
 
-static int later_put(recv *r, uint32_t space, uint32_t page, uint64_t lsn)
+static int later_put(collector *r, uint32_t space, uint32_t page, uint64_t lsn)
 {
 	if ((r->n_later + 1) * 2 > r->cap_later && later_grow(r))
 		return -1;
@@ -154,11 +155,11 @@ static int later_put(recv *r, uint32_t space, uint32_t page, uint64_t lsn)
 		h = (h + 1) & mask;
 	if (!r->later[h].lsn)
 		r->n_later++;
-	r->later[h] = (struct recv_later){.space_id = space, .page_no = page, .lsn = lsn};
+	r->later[h] = (struct collect_later){.space_id = space, .page_no = page, .lsn = lsn};
 	return 0;
 }
 
-static uint64_t later_get(const recv *r, uint32_t space, uint32_t page)
+static uint64_t later_get(const collector *r, uint32_t space, uint32_t page)
 {
 	if (!r->cap_later)
 		return 0;
@@ -173,7 +174,7 @@ static uint64_t later_get(const recv *r, uint32_t space, uint32_t page)
 
 /* ---- tablespace table */
 
-recv_space *recv_space_find(const recv *r, uint32_t space_id)
+collect_space *collect_space_find(const collector *r, uint32_t space_id)
 {
 	if (!r->cap_spaces)
 		return NULL;
@@ -186,16 +187,16 @@ recv_space *recv_space_find(const recv *r, uint32_t space_id)
 	return NULL;
 }
 
-static recv_space *space_get(recv *r, uint32_t space_id)
+static collect_space *space_get(collector *r, uint32_t space_id)
 {
 	if (r->last_space && r->last_space->space_id == space_id)
 		return r->last_space;
-	recv_space *s = recv_space_find(r, space_id);
+	collect_space *s = collect_space_find(r, space_id);
 	if (s)
 		return r->last_space = s;
 	if ((r->n_spaces + 1) * 2 > r->cap_spaces) {
 		size_t n = r->cap_spaces ? r->cap_spaces * 2 : 256;
-		recv_space *ns = calloc(n, sizeof *ns);
+		collect_space *ns = calloc(n, sizeof *ns);
 		if (!ns)
 			return NULL;
 		for (size_t i = 0; i < r->cap_spaces; i++) {
@@ -236,14 +237,14 @@ static int set_name(char **dst, const uint8_t *s, size_t n)
 
 /* ---- lifecycle */
 
-int recv_init(recv *r, size_t budget)
+int collect_init(collector *r, size_t budget)
 {
 	memset(r, 0, sizeof *r);
 	r->budget = budget;
 	return grow_slots(r);
 }
 
-void recv_free(recv *r)
+void collect_free(collector *r)
 {
 	arena_free(r);
 	free(r->pages);
@@ -259,14 +260,14 @@ void recv_free(recv *r)
 	memset(r, 0, sizeof *r);
 }
 
-size_t recv_batch_bytes(const recv *r)
+size_t collect_batch_bytes(const collector *r)
 {
-	return r->arena_bytes + r->cap_pages * sizeof(recv_page) + r->n_slots * sizeof(uint32_t);
+	return r->arena_bytes + r->cap_pages * sizeof(collect_page) + r->n_slots * sizeof(uint32_t);
 }
 
-size_t recv_bytes(const recv *r)
+size_t collect_bytes(const collector *r)
 {
-	return recv_batch_bytes(r) + r->cap_later * sizeof(struct recv_later) + r->reserved;
+	return collect_batch_bytes(r) + r->cap_later * sizeof(struct collect_later) + r->reserved;
 }
 
 static char *dup_name(const char *s, bool *fail)
@@ -278,11 +279,11 @@ static char *dup_name(const char *s, bool *fail)
 	return c;
 }
 
-recv *recv_detach_batch(recv *r)
+collector *collect_detach_batch(collector *r)
 {
-	recv *b = calloc(1, sizeof *b);
+	collector *b = calloc(1, sizeof *b);
 	uint32_t *slots = calloc(4096, sizeof *slots);
-	recv_space *sp = calloc(r->cap_spaces ? r->cap_spaces : 1, sizeof *sp);
+	collect_space *sp = calloc(r->cap_spaces ? r->cap_spaces : 1, sizeof *sp);
 	bool fail = !b || !slots || !sp;
 	for (size_t i = 0; !fail && i < r->cap_spaces; i++) {
 		if (!r->spaces[i].used)
@@ -328,11 +329,11 @@ recv *recv_detach_batch(recv *r)
 	return b;
 }
 
-int recv_refresh_later(recv *b, const recv *facts)
+int collect_refresh_later(collector *b, const collector *facts)
 {
 	for (size_t i = 0; i < b->cap_spaces; i++) {
-		recv_space *s = &b->spaces[i];
-		const recv_space *f = s->used ? recv_space_find(facts, s->space_id) : NULL;
+		collect_space *s = &b->spaces[i];
+		const collect_space *f = s->used ? collect_space_find(facts, s->space_id) : NULL;
 		if (!f)
 			continue;
 		s->later_trim_lsn = f->later_trim_lsn;
@@ -349,7 +350,7 @@ int recv_refresh_later(recv *b, const recv *facts)
 	return 0;
 }
 
-void recv_batch_reset(recv *r)
+void collect_batch_reset(collector *r)
 {
 	arena_free(r);
 	r->n_pages = 0;
@@ -363,15 +364,15 @@ void recv_batch_reset(recv *r)
 
 static int cmp_page(const void *a, const void *b)
 {
-	const recv_page *x = *(recv_page *const *)a, *y = *(recv_page *const *)b;
+	const collect_page *x = *(collect_page *const *)a, *y = *(collect_page *const *)b;
 	if (x->space_id != y->space_id)
 		return x->space_id < y->space_id ? -1 : 1;
 	return x->page_no < y->page_no ? -1 : x->page_no > y->page_no;
 }
 
-recv_page **recv_sorted_pages(recv *r, size_t *n)
+collect_page **collect_sorted_pages(collector *r, size_t *n)
 {
-	recv_page **v = malloc((r->n_pages ? r->n_pages : 1) * sizeof *v);
+	collect_page **v = malloc((r->n_pages ? r->n_pages : 1) * sizeof *v);
 	if (!v)
 		return NULL;
 	size_t k = 0;
@@ -396,14 +397,14 @@ __attribute__((format(printf, 3, 4))) static int fail(char *why, size_t whylen, 
 	return -1;
 }
 
-static int reserve_runs(recv *r, size_t n)
+static int reserve_runs(collector *r, size_t n)
 {
 	if (n <= r->cap_runs)
 		return 0;
 	size_t c = r->cap_runs ? r->cap_runs : 256;
 	while (c < n)
 		c *= 2;
-	recv_run *a = realloc(r->runs, c * sizeof *a);
+	collect_run *a = realloc(r->runs, c * sizeof *a);
 	if (!a)
 		return -1;
 	r->runs = a;
@@ -412,7 +413,7 @@ static int reserve_runs(recv *r, size_t n)
 }
 
 /* A file record (FILE_CREATE/DELETE/RENAME/MODIFY/CHECKPOINT). */
-static int file_record(recv *r, const redo_rec *h, uint64_t lsn)
+static int file_record(collector *r, const redo_rec *h, uint64_t lsn)
 {
 	int type = h->type;
 	if (type == REDO_T_FILE_CHECKPOINT) {
@@ -424,7 +425,7 @@ static int file_record(recv *r, const redo_rec *h, uint64_t lsn)
 	if (type < REDO_T_FILE_CREATE || type > REDO_T_FILE_MODIFY || h->space_id == 0)
 		return -1;
 	r->file_records[(type - REDO_T_FILE_CREATE) >> 4]++;
-	recv_space *s = space_get(r, h->space_id);
+	collect_space *s = space_get(r, h->space_id);
 	if (!s)
 		return -1;
 	const uint8_t *name = h->body;
@@ -455,9 +456,9 @@ static int file_record(recv *r, const redo_rec *h, uint64_t lsn)
 }
 
 /* A WRITE to page 0 covering FSP_SIZE or FSP_SPACE_FLAGS; pos = its effective offset. */
-static void page0_write(recv *r, uint32_t space, const uint8_t *data, size_t n, size_t pos)
+static void page0_write(collector *r, uint32_t space, const uint8_t *data, size_t n, size_t pos)
 {
-	recv_space *s = NULL;
+	collect_space *s = NULL;
 	if (pos <= FSP_SIZE_OFS && pos + n >= FSP_SIZE_OFS + 4 && (s = space_get(r, space))) {
 		s->has_size = true;
 		s->size = be32_get(data + FSP_SIZE_OFS - pos);
@@ -469,10 +470,10 @@ static void page0_write(recv *r, uint32_t space, const uint8_t *data, size_t n, 
 }
 
 /* Discard what earlier mtrs collected for the pages of an undo tablespace being truncated. */
-static void trim_space(recv *r, uint32_t space, uint32_t seq)
+static void trim_space(collector *r, uint32_t space, uint32_t seq)
 {
 	for (size_t i = 0; i < r->n_pages; i++) {
-		recv_page *p = &r->pages[i];
+		collect_page *p = &r->pages[i];
 		if (p->space_id != space)
 			continue;
 		p->first = p->last = NULL;
@@ -484,7 +485,7 @@ static void trim_space(recv *r, uint32_t space, uint32_t seq)
 }
 
 /* Track the running offset of WRITE/MEMSET/MEMMOVE for the page-0 size rule. */
-static size_t advance_pos(const redo_rec *h, size_t pos, uint32_t page, recv *r)
+static size_t advance_pos(const redo_rec *h, size_t pos, uint32_t page, collector *r)
 {
 	uint8_t t = h->type;
 	if (t == REDO_T_INIT_PAGE || t == REDO_T_EXTENDED)
@@ -510,12 +511,12 @@ static size_t advance_pos(const redo_rec *h, size_t pos, uint32_t page, recv *r)
 /* First pass: assign records to pages, apply the discard rules, count
  * bytes. Adjacent records of one page form a run (a page record and the
  * same_page records after it); *nrun receives how many. */
-static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, size_t *nrun, char *why,
+static int split_pass1(collector *r, const uint8_t *m, uint32_t len, uint64_t lsn, size_t *nrun, char *why,
 		       size_t whylen)
 {
 	uint32_t cur = NO_PAGE, cur_space = 0, cur_page = 0;
 	size_t pos = 0, k = 0;
-	recv_space *s = NULL;
+	collect_space *s = NULL;
 	redo_rec_it it = redo_rec_mtr(m, len);
 	redo_rec h;
 	int st;
@@ -532,7 +533,7 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 			continue;
 		}
 		uint8_t sub = (h.type == REDO_T_EXTENDED && h.body_len) ? h.body[0] : 0;
-		int kind = apply_kind_of(h.b, sub);
+		int kind = replay_kind_of(h.b, sub);
 		if (kind < 0)
 			return fail(why, whylen, "unknown record %02x at +%zu", h.b, (size_t)h.start);
 		if (!h.same_page) {
@@ -554,7 +555,7 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 		s->record_bytes += rlen;
 		if (!s->first_lsn)
 			s->first_lsn = lsn;
-		if (kind == APPLY_EXT_TRIM_PAGES) {
+		if (kind == REPLAY_EXT_TRIM_PAGES) {
 			s->trimmed = true;
 			s->trim_size = cur_page;
 			s->trim_lsn = lsn;
@@ -563,14 +564,14 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 		}
 		if (cur == NO_PAGE && (cur = page_get(r, cur_space, cur_page)) == NO_PAGE)
 			return fail(why, whylen, "out of memory");
-		recv_page *pg = &r->pages[cur];
+		collect_page *pg = &r->pages[cur];
 		if (pg->mtr_seq != r->seq) {
 			pg->mtr_seq = r->seq;
 			pg->mtr_len = 0;
 			pg->mtr_from = (uint32_t)h.start;
 			pg->mtr_entry = NULL;
 		}
-		if (kind == APPLY_FREE_PAGE || kind == APPLY_INIT_PAGE) {
+		if (kind == REPLAY_FREE_PAGE || kind == REPLAY_INIT_PAGE) {
 			pg->first = pg->last = NULL;
 			pg->n_entries = 0;
 			pg->init_lsn = lsn;
@@ -586,13 +587,13 @@ static int split_pass1(recv *r, const uint8_t *m, uint32_t len, uint64_t lsn, si
 		}
 		if (reserve_runs(r, k + 1))
 			return fail(why, whylen, "out of memory");
-		r->runs[k++] = (recv_run){.page = cur, .start = (uint32_t)h.start, .end = (uint32_t)h.end};
+		r->runs[k++] = (collect_run){.page = cur, .start = (uint32_t)h.start, .end = (uint32_t)h.end};
 	}
 	*nrun = k;
 	return 0;
 }
 
-int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, uint64_t end_lsn, char *why,
+int collect_add_mtr(collector *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, uint64_t end_lsn, char *why,
 		 size_t whylen)
 {
 	size_t nrun = 0;
@@ -600,13 +601,13 @@ int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn,
 	if (split_pass1(r, recs, len, start_lsn, &nrun, why, whylen))
 		return -1;
 	for (size_t k = 0; k < nrun; k++) {
-		const recv_run *run = &r->runs[k];
-		recv_page *pg = &r->pages[run->page];
+		const collect_run *run = &r->runs[k];
+		collect_page *pg = &r->pages[run->page];
 		uint32_t a = run->start > pg->mtr_from ? run->start : pg->mtr_from;
 		if (a >= run->end)
 			continue; /* discarded by a FREE_PAGE/INIT_PAGE later in the mtr */
 		if (!pg->mtr_entry) {
-			recv_entry *e = arena_alloc(r, sizeof *e + pg->mtr_len);
+			collect_entry *e = arena_alloc(r, sizeof *e + pg->mtr_len);
 			if (!e)
 				return fail(why, whylen, "out of memory");
 			e->next = NULL;
@@ -631,7 +632,7 @@ int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn,
 	if (!r->batch_first_lsn)
 		r->batch_first_lsn = start_lsn;
 	r->batch_end_lsn = end_lsn;
-	size_t now = recv_bytes(r);
+	size_t now = collect_bytes(r);
 	if (now > r->peak_bytes)
 		r->peak_bytes = now;
 	return 0;
@@ -641,7 +642,7 @@ int recv_add_mtr(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn,
 
 /* What the look-ahead walk reports to. */
 typedef struct note_ctx {
-	recv *r;
+	collector *r;
 	uint64_t lsn;
 	bool oom;
 } note_ctx;
@@ -652,7 +653,7 @@ static void note_file(void *arg, const redo_file_rec *rec)
 	note_ctx *c = arg;
 	if (rec->op < REDO_FILE_CREATE || rec->op > REDO_FILE_MODIFY)
 		return;
-	recv_space *s = space_get(c->r, rec->space_id);
+	collect_space *s = space_get(c->r, rec->space_id);
 	if (!s) {
 		c->oom = true;
 		return;
@@ -670,7 +671,7 @@ static void note_file(void *arg, const redo_file_rec *rec)
 static void note_page(void *arg, uint32_t space, uint32_t page, uint8_t type, uint8_t ext)
 {
 	note_ctx *c = arg;
-	recv_space *s = space_get(c->r, space);
+	collect_space *s = space_get(c->r, space);
 	if (!s) {
 		c->oom = true;
 		return;
@@ -686,7 +687,7 @@ static void note_page(void *arg, uint32_t space, uint32_t page, uint8_t type, ui
 	}
 }
 
-int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, char *why, size_t whylen)
+int collect_note_later(collector *r, const uint8_t *recs, uint32_t len, uint64_t start_lsn, char *why, size_t whylen)
 {
 	note_ctx c = {.r = r, .lsn = start_lsn};
 	redo_mtr m;
@@ -703,14 +704,14 @@ int recv_note_later(recv *r, const uint8_t *recs, uint32_t len, uint64_t start_l
 	return 0;
 }
 
-size_t recv_drop_superseded(recv *r, const recv *facts)
+size_t collect_drop_superseded(collector *r, const collector *facts)
 {
 	size_t dropped = 0;
 	for (size_t i = 0; i < r->n_pages; i++) {
-		recv_page *p = &r->pages[i];
+		collect_page *p = &r->pages[i];
 		if (!p->first)
 			continue;
-		const recv_space *s = recv_space_find(facts, p->space_id);
+		const collect_space *s = collect_space_find(facts, p->space_id);
 		/* a later record's LSN is the start of its mtr: the mtr right after
 		 * this batch starts at batch_end_lsn, and it is later too */
 		if (later_get(facts, p->space_id, p->page_no) >= r->batch_end_lsn ||
@@ -723,7 +724,7 @@ size_t recv_drop_superseded(recv *r, const recv *facts)
 	return dropped;
 }
 
-int recv_merge_later(recv *dst, recv *src)
+int collect_merge_later(collector *dst, collector *src)
 {
 	if (!dst->n_later) { /* the usual case: take the table as it is */
 		free(dst->later);
@@ -734,16 +735,16 @@ int recv_merge_later(recv *dst, recv *src)
 		src->n_later = src->cap_later = 0;
 	}
 	for (size_t i = 0; i < src->cap_later; i++) { /* src covers a later part of the log: its LSNs win */
-		const struct recv_later *e = &src->later[i];
+		const struct collect_later *e = &src->later[i];
 		if (e->lsn && later_get(dst, e->space_id, e->page_no) < e->lsn &&
 		    later_put(dst, e->space_id, e->page_no, e->lsn))
 			return -1;
 	}
 	for (size_t i = 0; i < src->cap_spaces; i++) {
-		recv_space *a = &src->spaces[i];
+		collect_space *a = &src->spaces[i];
 		if (!a->used)
 			continue;
-		recv_space *b = space_get(dst, a->space_id);
+		collect_space *b = space_get(dst, a->space_id);
 		if (!b)
 			return -1;
 		if (a->later_trim_lsn > b->later_trim_lsn)

@@ -1,5 +1,6 @@
 /*
- * driver.c - read the redo copy, batch it, apply it, replace the log.
+ * driver.c - the recovery driver: read the redo copy, batch it, apply it,
+ * replace the log.
  *
  * The log copy of a backup is linear: its header's first LSN is the
  * checkpoint and the file holds the records from there on without wrapping.
@@ -158,7 +159,7 @@ static int log_end(const logrd *l, const recovery_opts *o, uint64_t lsn, const c
  * work is dropped and the thread's own walk to the end stands. */
 typedef struct vrun {
 	logrd l;                      /* its own window over the same file */
-	recv notes;                   /* only the look-ahead tables are used */
+	collector notes;              /* only the look-ahead tables are used */
 	uint64_t lsn;                 /* where it starts, then where it stopped */
 	uint64_t mtrs;
 	int rc;
@@ -200,7 +201,7 @@ static void verify_run(verifier *v, vrun *vr, bool main_run)
 		}
 		/* one walk checks the records and notes what later batches need */
 		char why[200];
-		int n = recv_note_later(&vr->notes, vr->l.buf + vr->l.pos, m.records_len, vr->lsn, why, sizeof why);
+		int n = collect_note_later(&vr->notes, vr->l.buf + vr->l.pos, m.records_len, vr->lsn, why, sizeof why);
 		if (n < 0) {
 			vr->rc = xb_err_set(&vr->err, XB_E_INTERNAL, "%s", why);
 			break;
@@ -247,7 +248,7 @@ static int verifier_start(verifier *v, const logrd *l, const recovery_opts *o, x
 	v->main.l = *l;
 	v->o = o;
 	v->main.l.buf = malloc(WINDOW);
-	if (!v->main.l.buf || recv_init(&v->main.notes, 0))
+	if (!v->main.l.buf || collect_init(&v->main.notes, 0))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	v->main.l.have = v->main.l.pos = 0;
 	v->main.lsn = l->buf_lsn;
@@ -286,7 +287,7 @@ static void verifier_help(verifier *v)
 	vrun *h = &v->help;
 	h->l = v->main.l;
 	h->l.buf = malloc(WINDOW);
-	if (!h->l.buf || recv_init(&h->notes, 0))
+	if (!h->l.buf || collect_init(&h->notes, 0))
 		return;
 	h->l.buf_lsn = from + (end - from) / 2;
 	h->l.have = h->l.pos = 0;
@@ -309,7 +310,7 @@ static void verifier_help(verifier *v)
 }
 
 /* Wait for the verifier (helping it first when it has a long way to go); hand its notes to r. */
-static int verifier_join(verifier *v, recv *r, recovery_stats *st, bool help, xb_error *err)
+static int verifier_join(verifier *v, collector *r, recovery_stats *st, bool help, xb_error *err)
 {
 	if (!v->started)
 		return 0;
@@ -328,7 +329,7 @@ static int verifier_join(verifier *v, recv *r, recovery_stats *st, bool help, xb
 		*err = v->help.err;
 		return v->help.rc;
 	}
-	if (recv_merge_later(r, &v->main.notes) || (split && recv_merge_later(r, &v->help.notes)))
+	if (collect_merge_later(r, &v->main.notes) || (split && collect_merge_later(r, &v->help.notes)))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	uint64_t end = split ? v->help.lsn : v->main.lsn, mtrs = v->main.mtrs + (split ? v->help.mtrs : 0);
 	atomic_store(&v->verified_lsn, end);
@@ -354,25 +355,25 @@ static void verifier_free(verifier *v)
 	for (vrun *vr = &v->main; vr <= &v->help; vr++) {
 		free(vr->l.buf);
 		vr->l.buf = NULL;
-		recv_free(&vr->notes);
+		collect_free(&vr->notes);
 	}
 }
 
 /* The applier: batches are applied on their own thread, one at a time and
  * in log order, while the parser collects the next one. A full batch is
- * detached from the collector (recv_detach_batch) and waits as "pending"
+ * detached from the collector (collect_detach_batch) and waits as "pending"
  * until the verifier has checked the whole log and the previous batch is
  * applied; the memory of the pending and the running batch counts against
- * the budget (recv.reserved), so the parser stops when both together with
+ * the budget (collector.reserved), so the parser stops when both together with
  * its own reach it. A batch is detached at half the budget, so that the two
  * halves alternate, or earlier (at a quarter of that, 64 MiB at least) when
  * the applier would otherwise wait: with a large budget the first batch then
  * starts as soon as the log is checked, and the last one, which nothing
  * overlaps, is small. */
 typedef struct applier {
-	recv *pending;          /* detached, not started */
+	collector *pending;     /* detached, not started */
 	size_t pending_bytes;
-	recv *running;          /* being applied by the thread */
+	collector *running;     /* being applied by the thread */
 	size_t running_bytes;
 	pthread_t tid;
 	_Atomic bool done;      /* the thread has finished running */
@@ -389,27 +390,27 @@ typedef struct applier {
 static void *applier_main(void *arg)
 {
 	applier *a = arg;
-	recover_opts ro = {.threads = a->o->threads,
+	batch_opts ro = {.threads = a->o->threads,
 			   .compression_level = a->o->compression_level,
 			   .progress = a->prog,
 			   .should_stop = a->o->should_stop,
 			   .check_first = a->started == 1};
 	uint64_t t = xb_clock_ns();
-	a->rc = recover_batch(a->running, a->sp, &ro, &a->st->apply, &a->err);
+	a->rc = batch_apply(a->running, a->sp, &ro, &a->st->apply, &a->err);
 	a->st->ns_apply_wall += xb_clock_ns() - t;
 	atomic_store(&a->done, true);
 	return NULL;
 }
 
 /* Wait for the running batch (if any) and free it. */
-static int applier_join(applier *a, recv *r)
+static int applier_join(applier *a, collector *r)
 {
 	if (!a->running)
 		return 0;
 	uint64_t t = xb_clock_ns();
 	pthread_join(a->tid, NULL);
 	a->st->ns_wait_apply += xb_clock_ns() - t;
-	recv_free(a->running);
+	collect_free(a->running);
 	free(a->running);
 	a->running = NULL;
 	r->reserved -= a->running_bytes;
@@ -418,16 +419,16 @@ static int applier_join(applier *a, recv *r)
 }
 
 /* Start the pending batch on the applier thread (the verifier is joined and nothing runs). */
-static int applier_start(applier *a, recv *r, xb_error *err)
+static int applier_start(applier *a, collector *r, xb_error *err)
 {
-	recv *b = a->pending;
+	collector *b = a->pending;
 	a->pending = NULL;
 	a->running = b;
 	a->running_bytes = a->pending_bytes;
 	a->pending_bytes = 0;
-	if (recv_refresh_later(b, r))
+	if (collect_refresh_later(b, r))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	size_t later = recv_drop_superseded(b, r);
+	size_t later = collect_drop_superseded(b, r);
 	if (later)
 		xb_info("%zu pages of this batch are freed or rebuilt later in the log: not applied now", later);
 	a->started++;
@@ -437,7 +438,7 @@ static int applier_start(applier *a, recv *r, xb_error *err)
 		(double)a->running_bytes / 1048576.0);
 	atomic_store(&a->done, false);
 	if (pthread_create(&a->tid, NULL, applier_main, a)) {
-		recv_free(b);
+		collect_free(b);
 		free(b);
 		a->running = NULL;
 		r->reserved -= a->running_bytes;
@@ -448,12 +449,12 @@ static int applier_start(applier *a, recv *r, xb_error *err)
 }
 
 /* Detach the collector's batch as the pending one (there is none). */
-static int applier_detach(applier *a, recv *r, xb_error *err)
+static int applier_detach(applier *a, collector *r, xb_error *err)
 {
 	if (!r->n_pages && !r->batch_mtrs)
 		return 0;
-	size_t bytes = recv_batch_bytes(r);
-	recv *b = recv_detach_batch(r);
+	size_t bytes = collect_batch_bytes(r);
+	collector *b = collect_detach_batch(r);
 	if (!b)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	a->pending = b;
@@ -465,7 +466,7 @@ static int applier_detach(applier *a, recv *r, xb_error *err)
 /* The whole log is checked: the caller's last step before files change
  * (o->before_apply: the DDL markers of a backup), then the tablespaces are
  * found and every one the log needs must be there. */
-static int applier_verified(applier *a, recv *r, verifier *v, xb_error *err)
+static int applier_verified(applier *a, collector *r, verifier *v, xb_error *err)
 {
 	int rc = verifier_join(v, r, a->st, true, err);
 	if (!rc && a->o->before_apply)
@@ -475,7 +476,7 @@ static int applier_verified(applier *a, recv *r, verifier *v, xb_error *err)
 	if (rc)
 		return rc;
 	xb_info("%zu tablespaces in %s", a->sp->n, a->o->dir);
-	if ((rc = recover_check_spaces(r, a->sp, err)))
+	if ((rc = batch_check_spaces(r, a->sp, err)))
 		return rc;
 	a->verified = true;
 	return 0;
@@ -485,32 +486,32 @@ static int applier_verified(applier *a, recv *r, verifier *v, xb_error *err)
 
 /* Move the pipeline on. wait: block until the collector is under its budget
  * (or, with drain, until everything detached has been applied). */
-static int applier_step(applier *a, recv *r, verifier *v, bool drain, xb_error *err)
+static int applier_step(applier *a, collector *r, verifier *v, bool drain, xb_error *err)
 {
 	int rc;
 	if (a->running && atomic_load(&a->done) && (rc = applier_join(a, r)))
 		goto failed;
-	size_t own = recv_batch_bytes(r), fixed = recv_bytes(r) - own - r->reserved;
+	size_t own = collect_batch_bytes(r), fixed = collect_bytes(r) - own - r->reserved;
 	/* half the memory; or less when the applier would otherwise sit idle, so
 	 * that it starts as soon as the log is checked and the last batch, which
 	 * nothing overlaps, is small */
 	size_t half = (r->budget > fixed ? r->budget - fixed : 0) / 2, least = half / 4 > MIN_BATCH ? half / 4 : MIN_BATCH;
 	bool idle = !a->running && atomic_load(&v->finished) && own >= least;
-	if (!a->pending && (drain || recv_full(r) || own >= half || idle) &&
+	if (!a->pending && (drain || collect_full(r) || own >= half || idle) &&
 	    (rc = applier_detach(a, r, err)))
 		return rc;
 	for (;;) {
-		if (!a->verified && (drain || (a->pending && !a->running && (atomic_load(&v->finished) || recv_full(r)))) &&
+		if (!a->verified && (drain || (a->pending && !a->running && (atomic_load(&v->finished) || collect_full(r)))) &&
 		    (rc = applier_verified(a, r, v, err)))
 			return rc;
 		if (a->pending && !a->running && a->verified && (rc = applier_start(a, r, err)))
 			return rc;
-		bool blocked = drain ? (a->running || a->pending) : recv_full(r) && (a->running || a->pending);
+		bool blocked = drain ? (a->running || a->pending) : collect_full(r) && (a->running || a->pending);
 		if (!blocked)
 			return 0;
 		if (a->running && (rc = applier_join(a, r)))
 			goto failed;
-		if (drain && !a->pending && recv_batch_bytes(r) && (rc = applier_detach(a, r, err)))
+		if (drain && !a->pending && collect_batch_bytes(r) && (rc = applier_detach(a, r, err)))
 			return rc;
 	}
 failed:
@@ -519,12 +520,12 @@ failed:
 }
 
 /* Stop the pipeline after an error elsewhere: wait for the running batch, drop the pending one. */
-static void applier_abort(applier *a, recv *r)
+static void applier_abort(applier *a, collector *r)
 {
 	if (a->running)
 		(void)applier_join(a, r);
 	if (a->pending) {
-		recv_free(a->pending);
+		collect_free(a->pending);
 		free(a->pending);
 		a->pending = NULL;
 		r->reserved -= a->pending_bytes;
@@ -534,7 +535,7 @@ static void applier_abort(applier *a, recv *r)
 
 /* Parse the whole log, handing a batch to the applier whenever the collector
  * is half full. Nothing is applied before the verifier has checked the whole log. */
-static int parse_and_apply(logrd *l, recv *r, const recovery_opts *o, recovery_stats *st, verifier *v,
+static int parse_and_apply(logrd *l, collector *r, const recovery_opts *o, recovery_stats *st, verifier *v,
 			   applier *a, volatile uint64_t *prog, xb_error *err)
 {
 	uint64_t lsn = l->info.cp.checkpoint_lsn;
@@ -557,7 +558,7 @@ static int parse_and_apply(logrd *l, recv *r, const recovery_opts *o, recovery_s
 			return log_end(l, o, lsn, s == REDO_MTR_END ? m.why : "the file ends inside a mini-transaction",
 				       err);
 		}
-		if (recv_add_mtr(r, l->buf + l->pos, m.records_len, lsn, m.end_lsn, why, sizeof why)) {
+		if (collect_add_mtr(r, l->buf + l->pos, m.records_len, lsn, m.end_lsn, why, sizeof why)) {
 			if ((rc = verifier_join(v, r, st, false, err))) /* its message is the better one */
 				return rc;
 			xb_err_set(err, XB_E_REDO_CORRUPT, "%s: mini-transaction at LSN %llu: %s", l->path,
@@ -621,11 +622,11 @@ static int cmp_top(const void *a, const void *b)
 }
 
 /* The tablespaces with the most records (partial selection, then sorted). */
-static void top_spaces(const recv *r, const spaces *sp, recovery_stats *st)
+static void top_spaces(const collector *r, const spaces *sp, recovery_stats *st)
 {
 	st->n_top = 0;
 	for (size_t i = 0; i < r->cap_spaces; i++) {
-		const recv_space *rs = &r->spaces[i];
+		const collect_space *rs = &r->spaces[i];
 		if (!rs->used || !rs->records)
 			continue;
 		int k = st->n_top;
@@ -656,7 +657,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	logrd l;
 	memset(&l, 0, sizeof l);
 	l.fd = -1;
-	recv r;
+	collector r;
 	spaces sp;
 	memset(&sp, 0, sizeof sp);
 	xb_progress *prog = NULL;
@@ -665,7 +666,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	size_t base = 12u << 20;
 	st->budget = o->use_memory > io + base + (4u << 20) ? o->use_memory - io - base : (4u << 20);
 	st->threads = o->threads < 1 ? 1 : o->threads;
-	int rc = recv_init(&r, st->budget) ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
+	int rc = collect_init(&r, st->budget) ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
 	if (!rc)
 		rc = log_open(&l, o->dir, err);
 	if (!rc) {
@@ -712,7 +713,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	memcpy(st->file_records, r.file_records, sizeof st->file_records);
 	st->peak_recv_bytes = r.peak_bytes;
 	top_spaces(&r, &sp, st);
-	recv_free(&r);
+	collect_free(&r);
 	spaces_free(&sp);
 	if (l.fd >= 0)
 		close(l.fd);

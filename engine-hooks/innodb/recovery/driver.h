@@ -1,6 +1,10 @@
 /*
  * driver.h - crash recovery of a backup directory: the InnoDB part of
- * --prepare.
+ * --prepare, and the driver of the modules under recovery/: the collector
+ * (collect.h: redo split per page within a memory budget), batch apply
+ * (batch.h: a batch's pages applied in parallel) and page replay (replay.h:
+ * every record type applied to one page). Its API keeps the name of the
+ * whole, recovery_*.
  *
  * recovery_run() reads the backup's redo copy (ib_logfile0) from its
  * checkpoint to its end and collects page records (collect.h) until the memory
@@ -53,8 +57,8 @@ typedef struct recovery_stats {
 	uint64_t log_bytes;         /* end_lsn - checkpoint_lsn */
 	uint64_t mtrs, records, batches;
 	uint64_t file_records[5];   /* FILE_CREATE, DELETE, RENAME, MODIFY, CHECKPOINT */
-	apply_stats parsed;         /* page records parsed, by kind */
-	recover_stats apply;        /* what the apply phase did */
+	replay_stats parsed;        /* page records parsed, by kind */
+	batch_stats apply;          /* what the apply phase did */
 	uint64_t ns_read_log, ns_parse, ns_lookahead, ns_fsync, ns_total;
 	uint64_t ns_apply_wall;     /* the applier thread's time on batches (overlaps parsing) */
 	uint64_t ns_wait_apply;     /* what the parser waited for the applier */

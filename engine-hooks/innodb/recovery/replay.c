@@ -2,10 +2,10 @@
  * replay.c - replay of InnoDB redo records on one page frame (see replay.h,
  * spec sections 2.3-2.6 and 3.2-3.10).
  *
- * apply_entry() walks the records of one entry with redo_rec_next() (redo.h:
+ * replay_entry() walks the records of one entry with redo_rec_next() (redo.h:
  * header byte, length, the page identifier when the same_page bit is clear),
- * then decodes the payload of the record type. A
- * running offset locates the physical writes: a page identifier resets it to
+ * then decodes the payload of the record type. A running offset locates the
+ * physical writes: a page identifier resets it to
  * 0, INIT_PAGE and EXTENDED records set it to 24 (FIL_PAGE_TYPE), WRITE,
  * MEMSET and MEMMOVE leave it at the end of the bytes they wrote (kept to
  * 16 bits as the server keeps it), and after FREE_PAGE only a record with a
@@ -21,7 +21,7 @@
  * and owner records, free record) and adds the checks the server leaves to
  * debug builds, then writes. Any offset taken from the log or from the page
  * is checked against the frame before it is used, loops over record chains
- * are bounded, so arbitrary input gives APPLY_CORRUPT, never an access outside
+ * are bounded, so arbitrary input gives REPLAY_CORRUPT, never an access outside
  * the frame. Page header fields are 16-bit and wrap as in the server.
  */
 #include "innodb/recovery/replay.h"
@@ -102,7 +102,7 @@ static const uint8_t infsup_dynamic[26] = {
 	0x01, 0x00, 0x0b, 0x00, 0x00, 0x73, 0x75, 0x70, 0x72, 0x65, 0x6d, 0x75, 0x6d,
 };
 
-static const char *const kind_names[APPLY_KINDS] = {
+static const char *const kind_names[REPLAY_KINDS] = {
 	"FREE_PAGE",
 	"INIT_PAGE",
 	"WRITE",
@@ -124,9 +124,9 @@ static const char *const kind_names[APPLY_KINDS] = {
 
 /* ---- context, messages */
 
-/* One apply_entry() call. */
+/* One replay_entry() call. */
 typedef struct actx {
-	const apply_frame *f; /* the frame */
+	const replay_frame *f; /* the frame */
 	uint8_t *pg;	      /* f->page */
 	uint32_t size;	      /* f->size */
 	char *why;	      /* message buffer, may be NULL */
@@ -137,28 +137,28 @@ typedef struct actx {
 	int sub;	      /* its EXTENDED subtype, -1 when not known */
 } actx;
 
-const char *apply_kind_name(int kind)
+const char *replay_kind_name(int kind)
 {
-	return kind >= 0 && kind < APPLY_KINDS ? kind_names[kind] : "UNKNOWN";
+	return kind >= 0 && kind < REPLAY_KINDS ? kind_names[kind] : "UNKNOWN";
 }
 
-int apply_kind_of(uint8_t first_byte, uint8_t ext_subtype)
+int replay_kind_of(uint8_t first_byte, uint8_t ext_subtype)
 {
 	switch (first_byte & 0x70) {
 	case REDO_T_FREE_PAGE:
-		return APPLY_FREE_PAGE;
+		return REPLAY_FREE_PAGE;
 	case REDO_T_INIT_PAGE:
-		return APPLY_INIT_PAGE;
+		return REPLAY_INIT_PAGE;
 	case REDO_T_EXTENDED:
-		return ext_subtype <= X_TRIM_PAGES ? APPLY_EXT_INIT_REDUNDANT + ext_subtype : -1;
+		return ext_subtype <= X_TRIM_PAGES ? REPLAY_EXT_INIT_REDUNDANT + ext_subtype : -1;
 	case REDO_T_WRITE:
-		return APPLY_WRITE;
+		return REPLAY_WRITE;
 	case REDO_T_MEMSET:
-		return APPLY_MEMSET;
+		return REPLAY_MEMSET;
 	case REDO_T_MEMMOVE:
-		return APPLY_MEMMOVE;
+		return REPLAY_MEMMOVE;
 	case REDO_T_OPTION:
-		return APPLY_OPTION;
+		return REPLAY_OPTION;
 	default:
 		return -1;
 	}
@@ -172,14 +172,14 @@ static const char *rec_label(const actx *c)
 		return "RESERVED";
 	if (t == REDO_T_EXTENDED && (c->sub < 0 || c->sub > X_TRIM_PAGES))
 		return "EXTENDED";
-	return apply_kind_name(apply_kind_of(c->b, (uint8_t)(c->sub < 0 ? 0 : c->sub)));
+	return replay_kind_name(replay_kind_of(c->b, (uint8_t)(c->sub < 0 ? 0 : c->sub)));
 }
 
 /* Report the current record as corrupt: "record N (KIND) at +OFF: message". */
 __attribute__((format(printf, 2, 3))) static int fail(const actx *c, const char *fmt, ...)
 {
 	if (!c->why || !c->whylen)
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	int n = snprintf(c->why, c->whylen, "record %zu (%s) at +%zu: ", c->rec_no, rec_label(c), c->rec_at);
 	if (n >= 0 && (size_t)n < c->whylen) {
 		va_list ap;
@@ -187,7 +187,7 @@ __attribute__((format(printf, 2, 3))) static int fail(const actx *c, const char 
 		vsnprintf(c->why + n, c->whylen - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
-	return APPLY_CORRUPT;
+	return REPLAY_CORRUPT;
 }
 
 /* ---- varints and argument lists */
@@ -253,7 +253,7 @@ static int do_write(const actx *c, walk *w, args a)
 {
 	uint32_t off;
 	if (target(c, w, &a, &off) || fits(c, off, a.n))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	memcpy(c->pg + off, a.p, a.n);
 	w->pos = (off + a.n) & 0xFFFF;
 	return 0;
@@ -263,7 +263,7 @@ static int do_memset(const actx *c, walk *w, args a)
 {
 	uint32_t off, len;
 	if (target(c, w, &a, &off))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	if (!arg(&a, 3, MORE, &len))
 		return fail(c, "bad length varint or no fill byte");
 	if (a.n > len)
@@ -271,7 +271,7 @@ static int do_memset(const actx *c, walk *w, args a)
 	if (len % a.n)
 		return fail(c, "length %u is not a multiple of the %u-byte pattern", len, a.n);
 	if (fits(c, off, len))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	if (a.n == 1)
 		memset(c->pg + off, a.p[0], len);
 	else
@@ -285,11 +285,11 @@ static int do_memmove(const actx *c, walk *w, args a)
 {
 	uint32_t off, len, s;
 	if (target(c, w, &a, &off))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	if (!arg(&a, 3, MORE, &len) || !arg(&a, 3, MUST_END, &s))
 		return fail(c, "bad length or source varint, or bytes after the source");
 	if (fits(c, off, len))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	int64_t src = (s & 1) ? (int64_t)off - (s >> 1) - 1 : (int64_t)off + (s >> 1) + 1;
 	if (src < 8 || src + len > c->size)
 		return fail(c, "source %lld of %u bytes outside [8, %u)", (long long)src, len, c->size);
@@ -698,7 +698,7 @@ static int insert_redundant(const actx *c, const ins *in)
 {
 	ipage ip;
 	if (ipage_open(c, &ip, false))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	uint32_t h = hget(&ip, PH_N_HEAP);
 	if (h < ip.n_slots || h < 2 || h >= c->size / OLD_FIXED)
 		return fail(c, "PAGE_N_HEAP %u", h);
@@ -707,9 +707,9 @@ static int insert_redundant(const actx *c, const ins *in)
 	if (old_prev(c, &ip, in, prev_rec, &next_rec) ||
 	    find_owner(c, &ip, next_rec, OWNED_MAX, &own[0], &own[1], &own[2]) ||
 	    old_header(c, &ip, in, prev_rec, img, &extra, &dsize))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	if (in->reuse ? old_reuse(c, &ip, extra + dsize, &buf, &hn) : heap_alloc(c, &ip, extra + dsize, &buf, &hn))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	be16_put(img + extra - 5, (be16_get(img + extra - 5) & 7) | hn << 3);
 	uint32_t last_insert = hget(&ip, PH_LAST_INSERT), origin = buf + extra;
 	memcpy(ip.p + buf, img, extra);
@@ -767,7 +767,7 @@ static int insert_dynamic(const actx *c, const ins *in)
 {
 	ipage ip;
 	if (ipage_open(c, &ip, true))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	uint32_t h = hget(&ip, PH_N_HEAP), hl = in->enc >> 3;
 	bool leaf = !hget(&ip, PH_LEVEL);
 	if (h < (0x8000 | 2) || (h & 0x7FFF) >= c->size / NEW_FIXED || (h & 0x7FFF) < ip.n_slots)
@@ -780,9 +780,9 @@ static int insert_dynamic(const actx *c, const ins *in)
 	uint32_t extra = NEW_FIXED + in->hdr_c + hl, need = extra + in->data_c + in->len - hl;
 	if (new_prev(c, &ip, in, prev_rec, &next_rec) ||
 	    find_owner(c, &ip, next_rec, OWNED_MAX, &own[0], &own[1], &own[2]))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	if (in->reuse ? new_reuse(c, &ip, in, extra, need, &buf, &hn) : heap_alloc(c, &ip, need, &buf, &hn))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	uint8_t *p = ip.p;
 	memcpy(p + buf, in->lit, hl);
 	memmove(p + buf + hl, p + prev_rec - NEW_FIXED - in->hdr_c, in->hdr_c);
@@ -831,7 +831,7 @@ static void mem_free(const ipage *ip, uint32_t r, uint32_t dsize, uint32_t extra
 static int del_open(const actx *c, ipage *ip, bool comp, uint32_t prev_rec, uint32_t *r)
 {
 	if (ipage_open(c, ip, comp))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	if (!ip->n_recs)
 		return fail(c, "PAGE_N_RECS is 0");
 	uint32_t fr = hget(ip, PH_FREE);
@@ -854,7 +854,7 @@ static int del_finish(const actx *c, ipage *ip, uint32_t prev_rec, uint32_t r, u
 	if (!rec_ok(ip, next))
 		return fail(c, "next record offset %u outside the heap", next);
 	if (find_owner(c, ip, r, ip->n_recs, &s, &owned, &si))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	owned--;
 	if (r == s) {
 		s = prev_rec;
@@ -871,7 +871,7 @@ static int delete_redundant(const actx *c, uint32_t prev)
 	ipage ip;
 	uint32_t prev_rec = OLD_INF + prev, r = 0;
 	if (del_open(c, &ip, false, prev_rec, &r))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	uint32_t extra = old_extra(ip.p, r);
 	if (r < ip.bot + extra)
 		return fail(c, "record %u header below the heap", r);
@@ -883,7 +883,7 @@ static int delete_dynamic(const actx *c, uint32_t prev, uint32_t hdr_size, uint3
 	ipage ip;
 	uint32_t prev_rec = NEW_INF + prev, r = 0;
 	if (del_open(c, &ip, true, prev_rec, &r))
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	return del_finish(c, &ip, prev_rec, r, dsize, NEW_FIXED + hdr_size);
 }
 
@@ -1011,12 +1011,12 @@ static int apply_rec(const actx *c, walk *w, const redo_rec *r)
 	}
 }
 
-static bool frame_ok(const apply_frame *f)
+static bool frame_ok(const replay_frame *f)
 {
 	return f && f->page && f->size >= 1024 && f->size <= 65536 && !(f->size & (f->size - 1));
 }
 
-int apply_entry(const apply_frame *f, const uint8_t *recs, size_t len, apply_stats *st, bool *only_free, char *why,
+int replay_entry(const replay_frame *f, const uint8_t *recs, size_t len, replay_stats *st, bool *only_free, char *why,
 		size_t whylen)
 {
 	actx c = {.f = f, .why = why, .whylen = whylen, .sub = -1};
@@ -1029,7 +1029,7 @@ int apply_entry(const apply_frame *f, const uint8_t *recs, size_t len, apply_sta
 	if (!frame_ok(f) || (!recs && len) || len > UINT32_MAX) {
 		if (why && whylen)
 			snprintf(why, whylen, "invalid frame or record buffer");
-		return APPLY_CORRUPT;
+		return REPLAY_CORRUPT;
 	}
 	c.pg = f->page;
 	c.size = f->size;
@@ -1046,9 +1046,9 @@ int apply_entry(const apply_frame *f, const uint8_t *recs, size_t len, apply_sta
 		if (r.type == REDO_T_EXTENDED && r.body_len)
 			c.sub = r.body[0];
 		if (apply_rec(&c, &w, &r))
-			return APPLY_CORRUPT;
-		int kind = apply_kind_of(c.b, (uint8_t)(c.sub < 0 ? 0 : c.sub));
-		n_free += kind == APPLY_FREE_PAGE;
+			return REPLAY_CORRUPT;
+		int kind = replay_kind_of(c.b, (uint8_t)(c.sub < 0 ? 0 : c.sub));
+		n_free += kind == REPLAY_FREE_PAGE;
 		if (st) {
 			st->count[kind]++;
 			st->bytes[kind] += r.end - r.start;
@@ -1056,5 +1056,5 @@ int apply_entry(const apply_frame *f, const uint8_t *recs, size_t len, apply_sta
 	}
 	if (only_free)
 		*only_free = n_free == c.rec_no;
-	return APPLY_OK;
+	return REPLAY_OK;
 }

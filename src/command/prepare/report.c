@@ -35,7 +35,7 @@ static uint64_t peak_rss(void)
 
 void report_log(const recovery_stats *st)
 {
-	const recover_stats *a = &st->apply;
+	const batch_stats *a = &st->apply;
 	xb_info("Recovery statistics:");
 	xb_info("  log: LSN %llu to %llu, %.1f MiB, %llu mini-transactions, %llu page records, %llu batches",
 		(unsigned long long)st->checkpoint_lsn, (unsigned long long)st->end_lsn,
@@ -59,10 +59,10 @@ void report_log(const recovery_stats *st)
 		(unsigned long long)a->pages_current, (unsigned long long)a->pages_dropped,
 		(unsigned long long)a->files_extended, (unsigned long long)a->files_truncated);
 	xb_info("  %-26s %12s %12s %12s %12s", "records by type", "applied", "bytes", "skipped", "bytes");
-	for (int k = 0; k < APPLY_KINDS; k++) {
+	for (int k = 0; k < REPLAY_KINDS; k++) {
 		if (!st->parsed.count[k])
 			continue;
-		xb_info("  %-26s %12llu %12llu %12llu %12llu", apply_kind_name(k),
+		xb_info("  %-26s %12llu %12llu %12llu %12llu", replay_kind_name(k),
 			(unsigned long long)a->applied.count[k], (unsigned long long)a->applied.bytes[k],
 			(unsigned long long)a->skipped.count[k], (unsigned long long)a->skipped.bytes[k]);
 	}
@@ -91,7 +91,7 @@ static void json_str(FILE *f, const char *s)
 
 static void json_body(FILE *f, const recovery_stats *st)
 {
-	const recover_stats *a = &st->apply;
+	const batch_stats *a = &st->apply;
 	fprintf(f, "{\n  \"checkpoint_lsn\": %llu,\n  \"end_lsn\": %llu,\n  \"log_bytes\": %llu,\n",
 		(unsigned long long)st->checkpoint_lsn, (unsigned long long)st->end_lsn,
 		(unsigned long long)st->log_bytes);
@@ -115,10 +115,10 @@ static void json_body(FILE *f, const recovery_stats *st)
 		(unsigned long long)a->pages_current, (unsigned long long)a->pages_dropped,
 		(unsigned long long)a->files_extended, (unsigned long long)a->files_truncated);
 	fprintf(f, "  \"records_by_type\": {");
-	for (int k = 0, first = 1; k < APPLY_KINDS; k++) {
+	for (int k = 0, first = 1; k < REPLAY_KINDS; k++) {
 		fprintf(f, "%s\n    \"%s\": {\"parsed\": %llu, \"parsed_bytes\": %llu, \"applied\": %llu, "
 			   "\"applied_bytes\": %llu, \"skipped\": %llu, \"skipped_bytes\": %llu}",
-			first ? "" : ",", apply_kind_name(k), (unsigned long long)st->parsed.count[k],
+			first ? "" : ",", replay_kind_name(k), (unsigned long long)st->parsed.count[k],
 			(unsigned long long)st->parsed.bytes[k], (unsigned long long)a->applied.count[k],
 			(unsigned long long)a->applied.bytes[k], (unsigned long long)a->skipped.count[k],
 			(unsigned long long)a->skipped.bytes[k]);
