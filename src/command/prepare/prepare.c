@@ -119,7 +119,7 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 	/* the buffer-pool dump, sorted and checked against the tablespaces: before the marker */
 	if ((rc = warm_prepare(dir, err)))
 		return rc;
-	rc = xb_checkpoints_write(dir, c, err);
+	rc = xb_checkpoints_rewrite(dir, c, err);
 	if (rc)
 		return rc;
 	report_log(&st);
