@@ -25,8 +25,8 @@
 
 #include "command/command.h"
 #include "common/log.h"
-#include "config/mycnf.h"
 #include "command/warm/warm.h"
+#include "info/backup_cnf.h"
 #include "info/checkpoints.h"
 
 #define CHECKPOINTS XB_CHECKPOINTS_FILE
@@ -47,25 +47,17 @@ static int write_binlog_pos(const char *dir, const recovery_stats *st, xb_error 
 	return 0;
 }
 
-/* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. */
+/* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. A file
+ * that is missing or cannot be read leaves the defaults. */
 static void backup_cnf(const char *dir, char **data_file_path, int *level)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/backup-my.cnf", dir);
-	mycnf cnf;
-	mycnf_args a;
-	memset(&a, 0, sizeof a);
-	a.defaults_file = path;
-	static const char *const groups[] = {"mysqld", NULL};
-	if (access(path, R_OK) || mycnf_load(&cnf, &a, NULL))
+	xb_backup_cnf cnf;
+	if (xb_backup_cnf_read(dir, &cnf, NULL))
 		return;
-	const char *v = mycnf_get(&cnf, groups, "innodb_data_file_path");
-	if (v)
-		*data_file_path = strdup(v);
-	v = mycnf_get(&cnf, groups, "innodb_compression_level");
-	if (v && atoi(v) >= 1 && atoi(v) <= 9)
-		*level = atoi(v);
-	mycnf_free(&cnf);
+	if (cnf.have & XB_CNF_DATA_FILE_PATH)
+		*data_file_path = strdup(cnf.data_file_path);
+	if ((cnf.have & XB_CNF_COMPRESSION_LEVEL) && cnf.compression_level >= 1 && cnf.compression_level <= 9)
+		*level = cnf.compression_level;
 }
 
 static bool stop_requested(void)

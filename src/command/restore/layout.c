@@ -29,7 +29,7 @@
 
 #include "common/log.h"
 #include "common/path.h"
-#include "config/mycnf.h"
+#include "info/backup_cnf.h"
 #include "innodb/inventory.h"
 
 /* ---- paths */
@@ -75,22 +75,13 @@ static void add_sys_names(restore_layout *l, const char *spec)
 	inv_dfp_free(&d);
 }
 
-/* innodb_data_file_path as the backup recorded it in backup-my.cnf. */
+/* innodb_data_file_path as the backup recorded it in backup-my.cnf (one
+ * that cannot be read counts as absent). */
 static void backup_sys_names(restore_layout *l, const char *backup_dir)
 {
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof path, "%s/backup-my.cnf", backup_dir);
-	if (access(path, R_OK))
-		return;
-	mycnf cnf;
-	mycnf_args a;
-	memset(&a, 0, sizeof a);
-	a.defaults_file = path;
-	static const char *const groups[] = {"mysqld", NULL};
-	if (mycnf_load(&cnf, &a, NULL))
-		return;
-	add_sys_names(l, mycnf_get(&cnf, groups, "innodb_data_file_path"));
-	mycnf_free(&cnf);
+	xb_backup_cnf cnf;
+	if (!xb_backup_cnf_read(backup_dir, &cnf, NULL) && (cnf.have & XB_CNF_DATA_FILE_PATH))
+		add_sys_names(l, cnf.data_file_path);
 }
 
 int layout_resolve(const restore_settings *s, const char *backup_dir, restore_layout *l, xb_error *err)
