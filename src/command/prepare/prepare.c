@@ -27,25 +27,12 @@
 #include "common/log.h"
 #include "command/warm/warm.h"
 #include "info/backup_cnf.h"
+#include "info/binlog_info.h"
 #include "info/checkpoints.h"
 
 #define CHECKPOINTS XB_CHECKPOINTS_FILE
 
 typedef xb_checkpoints checkpoints;
-
-/* xtrabackup_binlog_pos_innodb: "<file>\t<offset>\n", as mariabackup writes it. */
-static int write_binlog_pos(const char *dir, const recovery_stats *st, xb_error *err)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/xtrabackup_binlog_pos_innodb", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", path, strerror(errno));
-	fprintf(f, "%s\t%llu\n", st->binlog_name, (unsigned long long)st->binlog_offset);
-	if (fclose(f))
-		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", path, strerror(errno));
-	return 0;
-}
 
 /* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. A file
  * that is missing or cannot be read leaves the defaults. */
@@ -103,7 +90,9 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 		c->last_lsn = st.end_lsn;
 	if (st.has_binlog_pos) {
 		xb_info("Last binlog file %s, position %llu", st.binlog_name, (unsigned long long)st.binlog_offset);
-		if ((rc = write_binlog_pos(dir, &st, err)))
+		xb_binlog_info pos = {.pos = st.binlog_offset};
+		snprintf(pos.file, sizeof pos.file, "%s", st.binlog_name);
+		if ((rc = xb_binlog_pos_innodb_write(dir, &pos, err)))
 			return rc;
 	}
 	snprintf(c->backup_type, sizeof c->backup_type, "log-applied");
