@@ -8,9 +8,11 @@
  *          Written by mariabackup only.
  *   X.new  a fresh copy of the tablespace taken under BLOCK_DDL: it becomes
  *          X.ibd. Written by --backup as the copy itself.
- * This module owns the endings, how a marker's name is made from the
- * tablespace's and back, and the .ren marker's content; markers.c in the
- * prepare carries them out.
+ * This module owns the endings, the writer of the .del marker and the reader
+ * of the .ren marker; the name of a marker is made from its tablespace's,
+ * and back, by the inventory (innodb/inventory.h: inv_marker_name(),
+ * inv_table_file_of()), which knows how tables' files are named; markers.c
+ * in the prepare carries them out.
  */
 #ifndef XB_INFO_MARKERS_H
 #define XB_INFO_MARKERS_H
@@ -24,22 +26,13 @@
 #define XB_MARKER_REN ".ren"
 #define XB_MARKER_NEW ".new"
 
-/* The marker with ending ext (XB_MARKER_*) of tablespace file rel:
- * "db/t1.ibd" -> "db/t1.del" (a name without ".ibd" gets ext appended).
- * XB_E_USAGE when it does not fit in n bytes. */
-int xb_marker_name(char *out, size_t n, const char *rel, const char *ext, xb_error *err);
-
-/* The tablespace file a marker stands for, under dir: the marker's ending
- * (from its last '.') replaced by ".ibd", "db/t1.del" -> "DIR/db/t1.ibd". */
-int xb_marker_tablespace(char *out, size_t n, const char *dir, const char *marker, xb_error *err);
-
-/* Write the empty .del marker (its name from xb_marker_name()) into s. */
+/* Write the empty .del marker (its name from inv_marker_name()) into s. */
 int xb_marker_put_del(xb_sink *s, const char *marker, xb_error *err);
 
 /* Read the .ren marker dir/marker: where the tablespace goes, as a path
- * under dir ("db/t2" -> "DIR/db/t2.ibd"). The first line is the name; an
- * empty, absolute or ".." name is refused: XB_E_TARGET "PATH: line 1: ...";
- * a file that cannot be read or is empty, XB_E_IO_READ. */
+ * under dir ("db/t2" -> "DIR/db/t2.ibd", by inv_table_file()). The first
+ * line is the name; an empty, absolute or ".." name is refused: XB_E_TARGET
+ * "PATH: line 1: ..."; a file that cannot be read or is empty, XB_E_IO_READ. */
 int xb_marker_ren_read(const char *dir, const char *marker, char *out, size_t n, xb_error *err);
 
 #endif

@@ -28,6 +28,7 @@
 #include "info/mru.h"
 #include "info/slave_info.h"
 #include "info/xbinfo.h"
+#include "innodb/inventory.h"
 #include "memsink.h"
 
 static char fx_ours[PATH_MAX + 32], fx_mb[PATH_MAX + 32];
@@ -534,22 +535,16 @@ static void test_backup_cnf(void)
 
 static void test_markers(void)
 {
-	char out[32];
+	/* the names: the inventory's, with these endings, there and back */
+	char out[32], path[64];
 	xb_error e;
-	CU_ASSERT_EQUAL(xb_marker_name(out, sizeof out, "db/t1.ibd", XB_MARKER_DEL, &e), 0);
+	CU_ASSERT_EQUAL(inv_marker_name(out, sizeof out, NULL, "db/t1.ibd", XB_MARKER_DEL, &e), 0);
 	CU_ASSERT_STRING_EQUAL(out, "db/t1.del");
-	CU_ASSERT_EQUAL(xb_marker_name(out, sizeof out, "db/t1.ibd", XB_MARKER_NEW, &e), 0);
-	CU_ASSERT_STRING_EQUAL(out, "db/t1.new");
-	CU_ASSERT_EQUAL(xb_marker_name(out, sizeof out, "db/ibd", XB_MARKER_REN, &e), 0);
-	CU_ASSERT_STRING_EQUAL(out, "db/ibd.ren");
-	CU_ASSERT_EQUAL(xb_marker_name(out, sizeof out, ".ibd", XB_MARKER_DEL, &e), 0);
-	CU_ASSERT_STRING_EQUAL(out, ".ibd.del");
-	CU_ASSERT_EQUAL(xb_marker_name(out, sizeof out, "a_database_name/a_long_table.ibd", XB_MARKER_DEL, &e), XB_E_USAGE);
-	CU_ASSERT_STRING_EQUAL(e.msg, "marker name too long: a_database_name/a_long_table.del");
-	char path[64];
-	CU_ASSERT_EQUAL(xb_marker_tablespace(path, sizeof path, "/b", "db/t1.del", &e), 0);
+	CU_ASSERT_EQUAL(inv_table_file_of(path, sizeof path, "/b", out, &e), 0);
 	CU_ASSERT_STRING_EQUAL(path, "/b/db/t1.ibd");
-	CU_ASSERT_EQUAL(xb_marker_tablespace(path, sizeof path, "/b", "db/t1.new", &e), 0);
+	CU_ASSERT_EQUAL(inv_marker_name(out, sizeof out, NULL, "db/t1.ibd", XB_MARKER_NEW, &e), 0);
+	CU_ASSERT_STRING_EQUAL(out, "db/t1.new");
+	CU_ASSERT_EQUAL(inv_table_file_of(path, sizeof path, "/b", out, &e), 0);
 	CU_ASSERT_STRING_EQUAL(path, "/b/db/t1.ibd");
 
 	/* the .del marker --backup writes: an empty file */
