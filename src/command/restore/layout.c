@@ -11,9 +11,9 @@
  * aria_log_dir_path, a tablespace with a .isl file where that file points
  * (DATA DIRECTORY), everything else at the same relative path under the
  * datadir. The backup's own metadata (xtrabackup_checkpoints,
- * xtrabackup_binlog_info, backup-my.cnf) stays behind, as with mariabackup;
- * the buffer-pool dump is set aside for restore.c, which sorts it and puts it
- * where the server loads it from.
+ * xtrabackup_binlog_info, backup-my.cnf: info/metafile.h says which) stays
+ * behind, as with mariabackup; the buffer-pool dump is set aside for
+ * restore.c, which sorts it and puts it where the server loads it from.
  */
 #include "restore_int.h"
 
@@ -25,11 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "command/warm/warm.h"
-
 #include "common/log.h"
 #include "common/path.h"
 #include "info/backup_cnf.h"
+#include "info/metafile.h"
 #include "innodb/inventory.h"
 
 /* ---- paths */
@@ -136,12 +135,9 @@ static bool ends_with(const char *s, const char *suffix)
 /* Files of the backup that are not restored. */
 static bool skipped(const char *name, bool top)
 {
-	static const char *const top_names[] = {"backup-my.cnf", "xtrabackup_binary", "xtrabackup_binlog_info",
-						"xtrabackup_checkpoints", WARM_MRU_NAME, NULL};
 	static const char *const suffixes[] = {".qp", ".pmap", ".tmp", ".xbtmp", NULL};
-	for (int i = 0; top && top_names[i]; i++)
-		if (!strcmp(name, top_names[i]))
-			return true;
+	if (top && xb_metafile_stays_behind(name))
+		return true;
 	for (int i = 0; suffixes[i]; i++)
 		if (ends_with(name, suffixes[i]))
 			return true;

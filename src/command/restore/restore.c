@@ -37,6 +37,7 @@
 #include "common/progress.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "info/mru.h"
 #include "info/slave_info.h"
 #include "platform/dir.h"
 #include "platform/file.h"
@@ -364,7 +365,7 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		 * The copy in recency order (--prepare keeps one) decides what a smaller
 		 * buffer pool keeps. */
 		char mru[PATH_MAX];
-		if ((rc = xb_path_join(mru, sizeof mru, dir, WARM_MRU_NAME, err)))
+		if ((rc = xb_mru_path(mru, sizeof mru, dir, err)))
 			goto out;
 		bool have_mru = access(mru, R_OK) == 0;
 		size_t pool_pages = warm_pool_pages(dir, s.bp_size);
@@ -415,7 +416,7 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			if (p.dump_other)
 				unlink(p.dump_other);
 			char mru[PATH_MAX];
-			if (!xb_path_join(mru, sizeof mru, dir, WARM_MRU_NAME, NULL))
+			if (!xb_mru_path(mru, sizeof mru, dir, NULL))
 				unlink(mru);
 		}
 	} else {

@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "info/backup_cnf.h"
+#include "info/mru.h"
 #include "innodb/spaces.h"
 #include "settings.h"
 
@@ -181,7 +182,9 @@ int warm_prepare(const char *backup_dir, xb_error *err)
 	char text[4200], lru[4200], mru[4200];
 	snprintf(text, sizeof text, "%s/%s", backup_dir, BP_TEXT_NAME);
 	snprintf(lru, sizeof lru, "%s/%s", backup_dir, BP_LRU_NAME);
-	snprintf(mru, sizeof mru, "%s/%s", backup_dir, WARM_MRU_NAME);
+	int rc = xb_mru_path(mru, sizeof mru, backup_dir, err);
+	if (rc)
+		return rc;
 	/* the MRU copy first: once written, the sorted ib_buffer_pool no longer
 	 * tells which pages were the most recent (a second prepare reads it back) */
 	const char *src = access(mru, F_OK) == 0	? mru
@@ -193,9 +196,9 @@ int warm_prepare(const char *backup_dir, xb_error *err)
 		return 0;
 	}
 	warm_result w;
-	int rc = load(backup_dir, src, 0, true, &w, err);
+	rc = load(backup_dir, src, 0, true, &w, err);
 	if (!rc && src != mru)
-		rc = bp_write_file(mru, &w.dump, BP_FORMAT_TEXT, err);
+		rc = xb_mru_write(backup_dir, &w.dump, err);
 	if (!rc) {
 		bp_sort_unique(&w.dump);
 		rc = bp_write_file(text, &w.dump, BP_FORMAT_TEXT, err);
