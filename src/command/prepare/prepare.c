@@ -30,8 +30,6 @@
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
 
-#define CHECKPOINTS XB_CHECKPOINTS_FILE
-
 typedef xb_checkpoints checkpoints;
 
 /* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. A file
@@ -128,7 +126,8 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		return xb_err_hint(err, "prepare it with mariabackup --prepare --incremental-dir");
 	}
 	if (strcmp(c.backup_type, "full-backuped") && strcmp(c.backup_type, "log-applied"))
-		return xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\"", dir, CHECKPOINTS, c.backup_type);
+		return xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\"", dir, XB_CHECKPOINTS_FILE,
+				  c.backup_type);
 	if (!strcmp(c.backup_type, "log-applied"))
 		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
