@@ -8,7 +8,6 @@
 #include "info/metafile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
 #include "info/mru.h"
+#include "platform/file.h"
 
 #define READ_MAX (1u << 20) /* a metadata file larger than this is not one */
 
@@ -71,20 +71,17 @@ int xb_metafile_rewrite(const char *dir, const char *name, const xb_text *t, xb_
 		rc = xb_path_join3(tmp, sizeof tmp, dir, name, ".xbtmp", err);
 	if (!rc && t->nomem)
 		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory while writing %s", path);
-	int fd = rc ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int fd = rc ? -1 : xb_file_open(XB_FILE_CWD, tmp, XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_TRUNC, 0640, NULL);
 	if (!rc && (fd < 0 || write(fd, t->s ? t->s : "", t->n) != (ssize_t)t->n || fsync(fd)))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
 	if (fd >= 0 && close(fd) && !rc)
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
-	if (!rc && rename(tmp, path))
+	if (!rc && xb_file_rename(XB_FILE_CWD, tmp, XB_FILE_CWD, path, true))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", tmp, strerror(errno));
 	if (rc && fd >= 0)
 		unlink(tmp);
-	int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	if (!rc)
+		(void)xb_dir_sync(dir);
 	return rc;
 }
 
@@ -97,7 +94,7 @@ static int slurp(const char *dir, const char *name, char *path, size_t pathn, ch
 	int rc = xb_path_join(path, pathn, dir, name, err);
 	if (rc)
 		return rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
 	if (fd < 0)
 		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_IO_READ, "cannot open %s: %s", path,
 				  strerror(errno));
