@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "info/checkpoints.h"
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig) { stop_signal = sig; }
@@ -31,6 +33,6 @@ bool command_interrupted(xb_error *err)
 	if (!stop_signal)
 		return false;
 	xb_err_set(err, XB_E_INTERRUPTED, "interrupted by signal %d (%s)", (int)stop_signal, strsignal(stop_signal));
-	xb_err_hint(err, "the target directory holds an incomplete backup (no xtrabackup_checkpoints): remove it");
+	xb_err_hint(err, "the target directory holds an incomplete backup (no " XB_CHECKPOINTS_FILE "): remove it");
 	return true;
 }

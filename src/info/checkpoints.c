@@ -1,18 +1,17 @@
 /*
  * checkpoints.c - read and write xtrabackup_checkpoints (see checkpoints.h).
  *
- * Reading is lenient about order and unknown keys, as mariabackup's reader
- * is about the optional ones; writing replaces the file atomically.
+ * Reading is lenient about order, blank lines and unknown keys, as
+ * mariabackup's reader is about the optional ones, and strict about the
+ * rest: a line that is not "key = value" or a number that is not one is
+ * refused with its line number. One formatter serves the backup's writer
+ * (into a sink) and the prepare's rewrite (in place, atomically).
  */
 #include "info/checkpoints.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <limits.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A backup taken with --compress or --encrypt must be decoded before it is
  * used: its top directory then holds ib_logfile0.zst, *.xbcrypt and so on. */
@@ -39,63 +38,68 @@ static int check_decoded(const char *dir, xb_error *err)
 	return 0;
 }
 
+void xb_checkpoints_format(const xb_checkpoints *c, xb_text *t)
+{
+	xb_text_add(t, "backup_type = %s\nfrom_lsn = %llu\nto_lsn = %llu\nlast_lsn = %llu\nrecover_binlog_info = %d\n",
+		    c->backup_type, c->from_lsn, c->to_lsn, c->last_lsn, c->recover_binlog_info);
+}
+
+int xb_checkpoints_rewrite(const char *dir, const xb_checkpoints *c, xb_error *err)
+{
+	xb_text t = {0};
+	xb_checkpoints_format(c, &t);
+	int rc = xb_metafile_rewrite(dir, XB_CHECKPOINTS_FILE, &t, err);
+	xb_text_free(&t);
+	return rc;
+}
+
+/* What the reader fills. */
+typedef struct reading {
+	xb_checkpoints *c; /* the values */
+	int seen;          /* bits of the required keys met */
+} reading;
+
+static bool take(xb_span key, xb_span val, void *ctx)
+{
+	reading *r = ctx;
+	xb_checkpoints *c = r->c;
+	uint64_t v = 0;
+	if (xb_span_is(key, "backup_type")) {
+		r->seen |= 1;
+		return val.n && xb_span_copy(val, c->backup_type, sizeof c->backup_type);
+	}
+	bool ok = xb_span_u64(val, &v);
+	if (xb_span_is(key, "from_lsn"))
+		r->seen |= 2, c->from_lsn = v;
+	else if (xb_span_is(key, "to_lsn"))
+		r->seen |= 4, c->to_lsn = v;
+	else if (xb_span_is(key, "last_lsn"))
+		c->has_last = true, c->last_lsn = v;
+	else if (xb_span_is(key, "recover_binlog_info"))
+		ok = ok && v <= INT_MAX, c->recover_binlog_info = (int)v;
+	else
+		ok = true; /* a key of another tool */
+	return ok;
+}
+
 int xb_checkpoints_read(const char *dir, xb_checkpoints *c, xb_error *err)
 {
-	char path[4096];
 	int rc = check_decoded(dir, err);
 	if (rc)
 		return rc;
-	snprintf(path, sizeof path, "%s/%s", dir, XB_CHECKPOINTS_FILE);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		xb_err_set(err, XB_E_TARGET, "%s is not a backup: cannot open %s: %s", dir, path, strerror(errno));
+	memset(c, 0, sizeof *c);
+	xb_error e;
+	xb_err_clear(&e);
+	reading r = {c, 0};
+	rc = xb_metafile_load_kv(dir, XB_CHECKPOINTS_FILE, XB_E_TARGET, take, &r, &e);
+	if (rc == XB_E_MISSING_FILE || rc == XB_E_IO_READ) {
+		xb_err_set(err, XB_E_TARGET, "%s is not a backup: %s", dir, e.msg);
 		return xb_err_hint(err, "give the directory a backup was taken into with --target-dir");
 	}
-	memset(c, 0, sizeof *c);
-	char line[512];
-	int seen = 0;
-	while (fgets(line, sizeof line, f)) {
-		char key[64], val[128];
-		if (sscanf(line, " %63[a-z_] = %127s", key, val) != 2)
-			continue;
-		if (!strcmp(key, "backup_type"))
-			seen |= 1, snprintf(c->backup_type, sizeof c->backup_type, "%s", val);
-		else if (!strcmp(key, "from_lsn"))
-			seen |= 2, c->from_lsn = strtoull(val, NULL, 10);
-		else if (!strcmp(key, "to_lsn"))
-			seen |= 4, c->to_lsn = strtoull(val, NULL, 10);
-		else if (!strcmp(key, "last_lsn"))
-			c->has_last = true, c->last_lsn = strtoull(val, NULL, 10);
-		else if (!strcmp(key, "recover_binlog_info"))
-			c->recover_binlog_info = atoi(val);
-	}
-	fclose(f);
-	if (seen != 7)
-		return xb_err_set(err, XB_E_TARGET, "%s is incomplete (backup_type, from_lsn, to_lsn expected)", path);
-	return 0;
-}
-
-int xb_checkpoints_write(const char *dir, const xb_checkpoints *c, xb_error *err)
-{
-	char path[4096], tmp[4200], text[512];
-	snprintf(path, sizeof path, "%s/%s", dir, XB_CHECKPOINTS_FILE);
-	snprintf(tmp, sizeof tmp, "%s.xbtmp", path);
-	int n = snprintf(text, sizeof text,
-			 "backup_type = %s\nfrom_lsn = %llu\nto_lsn = %llu\nlast_lsn = %llu\n"
-			 "recover_binlog_info = %d\n",
-			 c->backup_type, c->from_lsn, c->to_lsn, c->last_lsn, c->recover_binlog_info);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	int rc = 0;
-	if (fd < 0 || write(fd, text, (size_t)n) != n || fsync(fd))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	if (!rc && rename(tmp, path))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", tmp, strerror(errno));
-	int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	if (rc && err)
+		*err = e;
+	if (!rc && r.seen != 7)
+		rc = xb_err_set(err, XB_E_TARGET, "%s/%s is incomplete (backup_type, from_lsn, to_lsn expected)", dir,
+				XB_CHECKPOINTS_FILE);
 	return rc;
 }

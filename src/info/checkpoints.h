@@ -3,16 +3,19 @@
  * directory holds: backup_type (full-backuped after --backup, log-applied
  * after --prepare, incremental), from_lsn, to_lsn, last_lsn and
  * recover_binlog_info, one "key = value" line each, in mariabackup's format.
- * --prepare reads and rewrites it (last, so a prepare that did not finish
- * never looks done); --copy-back and --move-back read it to refuse a backup
- * that is not prepared.
+ * --backup writes it last, as the completion marker; --prepare reads it and
+ * rewrites it (last, so a prepare that did not finish never looks done);
+ * --copy-back and --move-back read it to refuse a backup that is not
+ * prepared. Both writers format it with the same function.
  */
 #ifndef XB_INFO_CHECKPOINTS_H
 #define XB_INFO_CHECKPOINTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/error.h"
+#include "info/metafile.h"
 
 #define XB_CHECKPOINTS_FILE "xtrabackup_checkpoints"
 
@@ -25,11 +28,21 @@ typedef struct xb_checkpoints {
 	bool has_last;                 /* last_lsn was present */
 } xb_checkpoints;
 
-/* Read dir/xtrabackup_checkpoints. XB_E_TARGET when dir is not a backup
- * (no file: with a hint) or the file lacks backup_type/from_lsn/to_lsn. */
-int xb_checkpoints_read(const char *dir, xb_checkpoints *c, xb_error *err);
+/* The file's text: "backup_type = T\nfrom_lsn = N\nto_lsn = N\nlast_lsn = N\n
+ * recover_binlog_info = N\n" (last_lsn always written). --backup puts it
+ * into its sink (xb_metafile_put); --prepare rewrites it with the next. */
+void xb_checkpoints_format(const xb_checkpoints *c, xb_text *t);
 
-/* Rewrite it with c's values: a temporary file, fsync, rename, fsync of dir. */
-int xb_checkpoints_write(const char *dir, const xb_checkpoints *c, xb_error *err);
+/* Rewrite dir/xtrabackup_checkpoints with c's values (--prepare): a
+ * temporary file, fsync, rename, fsync of dir (xb_metafile_rewrite). */
+int xb_checkpoints_rewrite(const char *dir, const xb_checkpoints *c, xb_error *err);
+
+/* Read dir/xtrabackup_checkpoints. Lines are "key = value"; blank lines and
+ * unknown keys are skipped; backup_type, from_lsn and to_lsn are required.
+ * XB_E_TARGET when dir is not a backup (no file: with a hint), for a line
+ * that is not "key = value" or a value that is not a number ("PATH: line N:
+ * ...") and when a required key is missing; XB_E_MISSING_FILE when dir still
+ * holds compressed or encrypted files. */
+int xb_checkpoints_read(const char *dir, xb_checkpoints *c, xb_error *err);
 
 #endif

@@ -53,6 +53,8 @@ static xb_sink_file *m_open(xb_sink *s, const char *relpath, xb_error *err)
 static int m_write(xb_sink_file *file, const void *buf, size_t len, xb_error *err)
 {
 	mrec *r = ((mfile *)file)->r;
+	if (!len)
+		return 0; /* an empty file (a .del marker): nothing to copy */
 	if (r->len + len > r->cap) {
 		r->cap = (r->len + len) * 2;
 		r->data = realloc(r->data, r->cap);

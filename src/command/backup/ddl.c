@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "info/markers.h"
 #include "innodb/inventory.h"
 
 enum { FOP_CREATE = 1, FOP_DELETE = 2, FOP_RENAME = 3, FOP_MODIFY = 4 };
@@ -76,11 +77,11 @@ int ddl_reconcile(backup_ctx *c, xb_error *err)
 		if (inv_is_undo_name(f->rel))
 			continue;
 		char del[4096];
-		if ((rc = inv_marker_name(del, sizeof del, NULL, f->rel, ".del", err)))
+		if ((rc = inv_marker_name(del, sizeof del, NULL, f->rel, XB_MARKER_DEL, err)))
 			break;
 		xb_info("Tablespace %u at %s was dropped, renamed or rebuilt during the backup: writing %s",
 			f->space_id, f->rel, del);
-		rc = xb_sink_put(c->meta_sink, del, "", 0, err);
+		rc = xb_marker_put_del(c->meta_sink, del, err);
 		dels++;
 	}
 	/* tablespaces not copied at their current path */
@@ -94,7 +95,7 @@ int ddl_reconcile(backup_ctx *c, xb_error *err)
 		char rel[4096];
 		if (inv_is_undo_name(n->rel))
 			snprintf(rel, sizeof rel, "%s", n->rel); /* undo files are never renamed: copy in place */
-		else if ((rc = inv_marker_name(rel, sizeof rel, NULL, n->rel, ".new", err)))
+		else if ((rc = inv_marker_name(rel, sizeof rel, NULL, n->rel, XB_MARKER_NEW, err)))
 			break;
 		xb_info("Tablespace %u at %s was created, renamed or rebuilt during the backup: copying it as %s",
 			n->space_id, n->rel, rel);

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/path.h"
+#include "info/markers.h"
 #include "innodb/inventory.h"
 
 #define REN_TMP ".xbren"
@@ -105,99 +107,83 @@ static int gone(const char *path, xb_error *err)
 	return 0;
 }
 
-static int do_dels(const char *dir, int *n, xb_error *err)
+/* One marker to carry out: its name under dir, its path, the tablespace's. */
+typedef struct marker {
+	const char *dir;   /* the backup */
+	const char *rel;   /* the marker, relative to dir */
+	char path[4096];   /* the marker */
+	char space[4096];  /* the tablespace file it stands for */
+} marker;
+
+/* Call op for every marker ending in ext (each counted in *n), until one fails. */
+static int each_marker(const char *dir, const char *ext, int (*op)(const marker *m, xb_error *err), int *n,
+		       xb_error *err)
 {
 	names l = {0};
-	int rc = find(dir, ".del", &l, err);
+	int rc = find(dir, ext, &l, err);
 	for (size_t i = 0; i < l.n && !rc; i++) {
-		char ibd[4096], marker[4096];
-		if ((rc = inv_table_file_of(ibd, sizeof ibd, dir, l.v[i], err)))
-			break;
-		snprintf(marker, sizeof marker, "%s/%s", dir, l.v[i]);
-		xb_info("Deleting %s (dropped or rebuilt during the backup)", ibd);
-		rc = gone(ibd, err);
-		if (!rc)
-			rc = gone(marker, err);
+		marker m = {.dir = dir, .rel = l.v[i]};
+		if (!(rc = xb_path_join(m.path, sizeof m.path, dir, m.rel, err)) &&
+		    !(rc = inv_table_file_of(m.space, sizeof m.space, dir, m.rel, err)))
+			rc = op(&m, err);
 		(*n)++;
 	}
 	names_free(&l);
 	return rc;
 }
 
-/* The new name a .ren marker holds ("db/table"), as a path under dir. */
-static int ren_target(const char *dir, const char *marker, char *out, size_t n, xb_error *err)
+/* X.del: delete X.ibd, then the marker. */
+static int do_del(const marker *m, xb_error *err)
 {
-	char buf[1024];
-	int fd = open(marker, O_RDONLY | O_CLOEXEC);
-	ssize_t k = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-	if (fd >= 0)
-		close(fd);
-	if (k <= 0)
-		return xb_err_set(err, XB_E_IO_READ, "cannot read the rename marker %s", marker);
-	buf[k] = 0;
-	buf[strcspn(buf, "\r\n")] = 0;
-	if (!*buf || buf[0] == '/' || strstr(buf, ".."))
-		return xb_err_set(err, XB_E_TARGET, "rename marker %s holds an unusable name \"%s\"", marker, buf);
-	return inv_table_file(out, n, dir, buf, err);
+	xb_info("Deleting %s (dropped or rebuilt during the backup)", m->space);
+	int rc = gone(m->space, err);
+	return rc ? rc : gone(m->path, err);
 }
 
-static int do_rens(const char *dir, int *n, xb_error *err)
+/* X.ren, step 1: every source to a temporary name (not counted again). */
+static int do_ren_away(const marker *m, xb_error *err)
 {
-	names l = {0};
-	int rc = find(dir, ".ren", &l, err);
-	char src[4096], tmp[4200], dst[4096], marker[4096];
-	for (size_t i = 0; i < l.n && !rc; i++) { /* step 1: every source to a temporary name */
-		if ((rc = inv_table_file_of(src, sizeof src, dir, l.v[i], err)))
-			break;
-		snprintf(tmp, sizeof tmp, "%s%s", src, REN_TMP);
-		if (rename(src, tmp) && errno != ENOENT)
-			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", src, strerror(errno));
-	}
-	for (size_t i = 0; i < l.n && !rc; i++) { /* step 2: temporary names to the targets */
-		if ((rc = inv_table_file_of(src, sizeof src, dir, l.v[i], err)))
-			break;
-		snprintf(tmp, sizeof tmp, "%s%s", src, REN_TMP);
-		snprintf(marker, sizeof marker, "%s/%s", dir, l.v[i]);
-		rc = ren_target(dir, marker, dst, sizeof dst, err);
-		if (rc)
-			break;
-		xb_info("Renaming %s to %s (renamed during the backup)", src, dst);
-		if (rename(tmp, dst) && errno != ENOENT)
-			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
-		if (!rc)
-			rc = gone(marker, err);
-		(*n)++;
-	}
-	names_free(&l);
-	return rc;
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s%s", m->space, REN_TMP);
+	if (rename(m->space, tmp) && errno != ENOENT)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s: %s", m->space, strerror(errno));
+	return 0;
 }
 
-static int do_news(const char *dir, int *n, xb_error *err)
+/* X.ren, step 2: the temporary names to the targets, then the marker. */
+static int do_ren_to(const marker *m, xb_error *err)
 {
-	names l = {0};
-	int rc = find(dir, ".new", &l, err);
-	for (size_t i = 0; i < l.n && !rc; i++) {
-		char from[4096], to[4096];
-		snprintf(from, sizeof from, "%s/%s", dir, l.v[i]);
-		if ((rc = inv_table_file_of(to, sizeof to, dir, l.v[i], err)))
-			break;
-		xb_info("Renaming %s to %s", from, to);
-		if (rename(from, to))
-			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", from, to, strerror(errno));
-		(*n)++;
-	}
-	names_free(&l);
-	return rc;
+	char tmp[4200], dst[4096];
+	int rc = xb_marker_ren_read(m->dir, m->rel, dst, sizeof dst, err);
+	if (rc)
+		return rc;
+	snprintf(tmp, sizeof tmp, "%s%s", m->space, REN_TMP);
+	xb_info("Renaming %s to %s (renamed during the backup)", m->space, dst);
+	if (rename(tmp, dst) && errno != ENOENT)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
+	return gone(m->path, err);
+}
+
+/* X.new: it becomes X.ibd. */
+static int do_new(const marker *m, xb_error *err)
+{
+	xb_info("Renaming %s to %s", m->path, m->space);
+	if (rename(m->path, m->space))
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", m->path, m->space, strerror(errno));
+	return 0;
 }
 
 int markers_apply(const char *dir, int *n, xb_error *err)
 {
 	*n = 0;
-	int rc = do_dels(dir, n, err);
+	int renames = 0;
+	int rc = each_marker(dir, XB_MARKER_DEL, do_del, n, err);
 	if (!rc)
-		rc = do_rens(dir, n, err);
+		rc = each_marker(dir, XB_MARKER_REN, do_ren_away, &renames, err);
 	if (!rc)
-		rc = do_news(dir, n, err);
+		rc = each_marker(dir, XB_MARKER_REN, do_ren_to, n, err);
+	if (!rc)
+		rc = each_marker(dir, XB_MARKER_NEW, do_new, n, err);
 	if (!rc && *n) {
 		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {

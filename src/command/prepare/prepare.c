@@ -25,47 +25,24 @@
 
 #include "command/command.h"
 #include "common/log.h"
-#include "config/mycnf.h"
 #include "command/warm/warm.h"
+#include "info/backup_cnf.h"
+#include "info/binlog_info.h"
 #include "info/checkpoints.h"
-
-#define CHECKPOINTS XB_CHECKPOINTS_FILE
 
 typedef xb_checkpoints checkpoints;
 
-/* xtrabackup_binlog_pos_innodb: "<file>\t<offset>\n", as mariabackup writes it. */
-static int write_binlog_pos(const char *dir, const recovery_stats *st, xb_error *err)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/xtrabackup_binlog_pos_innodb", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", path, strerror(errno));
-	fprintf(f, "%s\t%llu\n", st->binlog_name, (unsigned long long)st->binlog_offset);
-	if (fclose(f))
-		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", path, strerror(errno));
-	return 0;
-}
-
-/* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. */
+/* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. A file
+ * that is missing or cannot be read leaves the defaults. */
 static void backup_cnf(const char *dir, char **data_file_path, int *level)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/backup-my.cnf", dir);
-	mycnf cnf;
-	mycnf_args a;
-	memset(&a, 0, sizeof a);
-	a.defaults_file = path;
-	static const char *const groups[] = {"mysqld", NULL};
-	if (access(path, R_OK) || mycnf_load(&cnf, &a, NULL))
+	xb_backup_cnf cnf;
+	if (xb_backup_cnf_read(dir, &cnf, NULL))
 		return;
-	const char *v = mycnf_get(&cnf, groups, "innodb_data_file_path");
-	if (v)
-		*data_file_path = strdup(v);
-	v = mycnf_get(&cnf, groups, "innodb_compression_level");
-	if (v && atoi(v) >= 1 && atoi(v) <= 9)
-		*level = atoi(v);
-	mycnf_free(&cnf);
+	if (cnf.have & XB_CNF_DATA_FILE_PATH)
+		*data_file_path = strdup(cnf.data_file_path);
+	if ((cnf.have & XB_CNF_COMPRESSION_LEVEL) && cnf.compression_level >= 1 && cnf.compression_level <= 9)
+		*level = cnf.compression_level;
 }
 
 static bool stop_requested(void)
@@ -111,7 +88,9 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 		c->last_lsn = st.end_lsn;
 	if (st.has_binlog_pos) {
 		xb_info("Last binlog file %s, position %llu", st.binlog_name, (unsigned long long)st.binlog_offset);
-		if ((rc = write_binlog_pos(dir, &st, err)))
+		xb_binlog_info pos = {.pos = st.binlog_offset};
+		snprintf(pos.file, sizeof pos.file, "%s", st.binlog_name);
+		if ((rc = xb_binlog_pos_innodb_write(dir, &pos, err)))
 			return rc;
 	}
 	snprintf(c->backup_type, sizeof c->backup_type, "log-applied");
@@ -119,7 +98,7 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 	/* the buffer-pool dump, sorted and checked against the tablespaces: before the marker */
 	if ((rc = warm_prepare(dir, err)))
 		return rc;
-	rc = xb_checkpoints_write(dir, c, err);
+	rc = xb_checkpoints_rewrite(dir, c, err);
 	if (rc)
 		return rc;
 	report_log(&st);
@@ -147,7 +126,8 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		return xb_err_hint(err, "prepare it with mariabackup --prepare --incremental-dir");
 	}
 	if (strcmp(c.backup_type, "full-backuped") && strcmp(c.backup_type, "log-applied"))
-		return xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\"", dir, CHECKPOINTS, c.backup_type);
+		return xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\"", dir, XB_CHECKPOINTS_FILE,
+				  c.backup_type);
 	if (!strcmp(c.backup_type, "log-applied"))
 		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -11,9 +11,9 @@
  * aria_log_dir_path, a tablespace with a .isl file where that file points
  * (DATA DIRECTORY), everything else at the same relative path under the
  * datadir. The backup's own metadata (xtrabackup_checkpoints,
- * xtrabackup_binlog_info, backup-my.cnf) stays behind, as with mariabackup;
- * the buffer-pool dump is set aside for restore.c, which sorts it and puts it
- * where the server loads it from.
+ * xtrabackup_binlog_info, backup-my.cnf: info/metafile.h says which) stays
+ * behind, as with mariabackup; the buffer-pool dump is set aside for
+ * restore.c, which sorts it and puts it where the server loads it from.
  */
 #include "restore_int.h"
 
@@ -25,11 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "command/warm/warm.h"
-
 #include "common/log.h"
 #include "common/path.h"
-#include "config/mycnf.h"
+#include "info/backup_cnf.h"
+#include "info/metafile.h"
 #include "innodb/inventory.h"
 
 /* ---- paths */
@@ -75,22 +74,13 @@ static void add_sys_names(restore_layout *l, const char *spec)
 	inv_dfp_free(&d);
 }
 
-/* innodb_data_file_path as the backup recorded it in backup-my.cnf. */
+/* innodb_data_file_path as the backup recorded it in backup-my.cnf (one
+ * that cannot be read counts as absent). */
 static void backup_sys_names(restore_layout *l, const char *backup_dir)
 {
-	char path[PATH_MAX + 32];
-	snprintf(path, sizeof path, "%s/backup-my.cnf", backup_dir);
-	if (access(path, R_OK))
-		return;
-	mycnf cnf;
-	mycnf_args a;
-	memset(&a, 0, sizeof a);
-	a.defaults_file = path;
-	static const char *const groups[] = {"mysqld", NULL};
-	if (mycnf_load(&cnf, &a, NULL))
-		return;
-	add_sys_names(l, mycnf_get(&cnf, groups, "innodb_data_file_path"));
-	mycnf_free(&cnf);
+	xb_backup_cnf cnf;
+	if (!xb_backup_cnf_read(backup_dir, &cnf, NULL) && (cnf.have & XB_CNF_DATA_FILE_PATH))
+		add_sys_names(l, cnf.data_file_path);
 }
 
 int layout_resolve(const restore_settings *s, const char *backup_dir, restore_layout *l, xb_error *err)
@@ -145,12 +135,9 @@ static bool ends_with(const char *s, const char *suffix)
 /* Files of the backup that are not restored. */
 static bool skipped(const char *name, bool top)
 {
-	static const char *const top_names[] = {"backup-my.cnf", "xtrabackup_binary", "xtrabackup_binlog_info",
-						"xtrabackup_checkpoints", WARM_MRU_NAME, NULL};
 	static const char *const suffixes[] = {".qp", ".pmap", ".tmp", ".xbtmp", NULL};
-	for (int i = 0; top && top_names[i]; i++)
-		if (!strcmp(name, top_names[i]))
-			return true;
+	if (top && xb_metafile_stays_behind(name))
+		return true;
 	for (int i = 0; suffixes[i]; i++)
 		if (ends_with(name, suffixes[i]))
 			return true;

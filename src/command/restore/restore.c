@@ -35,7 +35,10 @@
 #include "common/parallel.h"
 #include "common/path.h"
 #include "common/progress.h"
+#include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "info/mru.h"
+#include "info/slave_info.h"
 #include "platform/dir.h"
 #include "platform/file.h"
 
@@ -289,42 +292,38 @@ static void ownership_hint(const restore_layout *l)
 		me ? me->pw_name : "?", mysql ? "mysql" : "<server user>", mysql ? "mysql" : "<server group>", dirs);
 }
 
-/* Read a small text file of the backup (NULL when absent), trailing newlines cut. */
-static char *slurp(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	FILE *f = xb_path_join(path, sizeof path, dir, name, NULL) ? NULL : fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = calloc(1, 8192);
-	size_t n = buf ? fread(buf, 1, 8191, f) : 0;
-	fclose(f);
-	while (buf && n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		buf[--n] = 0;
-	return buf;
-}
-
 /* How to make the restored server a replica: from xtrabackup_binlog_info (the
  * source's position) and xtrabackup_slave_info (when the source was a replica). */
-static void replica_hint(const char *binlog_info, const char *slave_info)
+static void replica_hint(const xb_binlog_info *bi, const xb_slave_info *si)
 {
-	if (binlog_info) {
-		char file[512] = "", gtid[4096] = "";
-		unsigned long long pos = 0;
-		if (sscanf(binlog_info, "%511s %llu %4095s", file, &pos, gtid) >= 2) {
-			if (gtid[0])
-				xb_info("To make the restored server a replica of the backup's source: SET GLOBAL "
-					"gtid_slave_pos = '%s'; CHANGE MASTER TO MASTER_HOST='<source>', MASTER_PORT=<port>, "
-					"MASTER_USER='<user>', MASTER_PASSWORD='<password>', MASTER_USE_GTID=slave_pos; START SLAVE;",
-					gtid);
-			xb_info("%s by binary log position: CHANGE MASTER TO MASTER_LOG_FILE='%s', MASTER_LOG_POS=%llu, ...",
-				gtid[0] ? "Or," : "To make it a replica of the backup's source,", file, pos);
-		}
+	if (bi) {
+		if (bi->gtid[0])
+			xb_info("To make the restored server a replica of the backup's source: SET GLOBAL "
+				"gtid_slave_pos = '%s'; CHANGE MASTER TO MASTER_HOST='<source>', MASTER_PORT=<port>, "
+				"MASTER_USER='<user>', MASTER_PASSWORD='<password>', MASTER_USE_GTID=slave_pos; START SLAVE;",
+				bi->gtid);
+		xb_info("%s by binary log position: CHANGE MASTER TO MASTER_LOG_FILE='%s', MASTER_LOG_POS=%llu, ...",
+			bi->gtid[0] ? "Or," : "To make it a replica of the backup's source,", bi->file, bi->pos);
 	}
-	if (slave_info)
+	if (si) {
+		xb_text t = {0};
+		xb_slave_info_format(si, &t);
+		while (t.n && t.s[t.n - 1] == '\n')
+			t.s[--t.n] = '\0';
 		xb_info("The backup was taken on a replica; to replicate from the same primary "
-			"(xtrabackup_slave_info): %s",
-			slave_info);
+			"(" XB_SLAVE_INFO_FILE "): %s",
+			t.s ? t.s : "");
+		xb_text_free(&t);
+	}
+}
+
+/* Whether a file for replica_hint() was read (rc of its reader): an absent
+ * one is quietly not, a malformed one is a warning, not a failed restore. */
+static bool got(int rc, const xb_error *e)
+{
+	if (rc && rc != XB_E_MISSING_FILE)
+		xb_warn("%s", e->msg);
+	return !rc;
 }
 
 static int run(const xb_options *o, bool move, xb_error *err)
@@ -366,7 +365,7 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		 * The copy in recency order (--prepare keeps one) decides what a smaller
 		 * buffer pool keeps. */
 		char mru[PATH_MAX];
-		if ((rc = xb_path_join(mru, sizeof mru, dir, WARM_MRU_NAME, err)))
+		if ((rc = xb_mru_path(mru, sizeof mru, dir, err)))
 			goto out;
 		bool have_mru = access(mru, R_OK) == 0;
 		size_t pool_pages = warm_pool_pages(dir, s.bp_size);
@@ -374,8 +373,11 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			goto out;
 	}
 	/* read now: --move-back takes xtrabackup_slave_info away */
-	char *binlog_info = slurp(dir, "xtrabackup_binlog_info");
-	char *slave_info = slurp(dir, "xtrabackup_slave_info");
+	xb_error e;
+	xb_binlog_info binlog_info;
+	xb_slave_info slave_info;
+	bool have_binlog_info = got(xb_binlog_info_read(dir, &binlog_info, &e), &e);
+	bool have_slave_info = got(xb_slave_info_read(dir, &slave_info, &e), &e);
 	int threads = s.parallel;
 	xb_info("%s: %zu files (%.2f GiB) from %s into %s with %d thread(s)", move ? "Moving" : "Copying", p.n,
 		gib(p.bytes), dir, l.datadir, threads);
@@ -414,7 +416,7 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			if (p.dump_other)
 				unlink(p.dump_other);
 			char mru[PATH_MAX];
-			if (!xb_path_join(mru, sizeof mru, dir, WARM_MRU_NAME, NULL))
+			if (!xb_mru_path(mru, sizeof mru, dir, NULL))
 				unlink(mru);
 		}
 	} else {
@@ -424,10 +426,9 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		remove_empty_dirs(&p, dir);
 	xb_info("%s %zu files (%.2f GiB) into %s", move ? "Moved" : "Copied", p.n, gib(p.bytes), l.datadir);
 	ownership_hint(&l);
-	replica_hint(binlog_info, slave_info);
+	replica_hint(have_binlog_info ? &binlog_info : NULL, have_slave_info ? &slave_info : NULL);
 out_warm:
-	free(binlog_info);
-	free(slave_info);
+	xb_slave_info_free(&slave_info);
 	warm_free(&warm);
 out:
 	plan_free(&p);

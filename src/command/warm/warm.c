@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "config/mycnf.h"
+#include "info/backup_cnf.h"
+#include "info/mru.h"
 #include "innodb/spaces.h"
 #include "settings.h"
 
@@ -74,26 +75,6 @@ static bool count_bytes(void *ctx, uint32_t space_id, uint32_t page_no)
 	return true;
 }
 
-/* A [mysqld] setting recorded in the backup's backup-my.cnf (NULL: not there). */
-static char *backup_cnf_get(const char *dir, const char *key)
-{
-	char path[4200];
-	snprintf(path, sizeof path, "%s/backup-my.cnf", dir);
-	if (access(path, R_OK))
-		return NULL;
-	mycnf cnf;
-	mycnf_args a;
-	memset(&a, 0, sizeof a);
-	a.defaults_file = path;
-	static const char *const groups[] = {"mysqld", NULL};
-	if (mycnf_load(&cnf, &a, NULL))
-		return NULL;
-	const char *v = mycnf_get(&cnf, groups, key);
-	char *r = v ? strdup(v) : NULL;
-	mycnf_free(&cnf);
-	return r;
-}
-
 /* Make w->dump unique, keeping its order (the most recently used pages
  * first), and with backup_dir drop what the backup does not hold; then keep
  * at most max_pages (0: all) of the most recent, count their bytes, and sort
@@ -108,9 +89,9 @@ static int clean(const char *backup_dir, size_t max_pages, bool in_order, warm_r
 	spaces s;
 	bool have_spaces = false;
 	if (backup_dir) {
-		char *dfp = backup_cnf_get(backup_dir, "innodb_data_file_path");
-		rc = spaces_scan(&s, backup_dir, dfp, err);
-		free(dfp);
+		xb_backup_cnf cnf; /* one that cannot be read counts as absent */
+		bool dfp = !xb_backup_cnf_read(backup_dir, &cnf, NULL) && (cnf.have & XB_CNF_DATA_FILE_PATH);
+		rc = spaces_scan(&s, backup_dir, dfp ? cnf.data_file_path : NULL, err);
 		if (rc)
 			return rc;
 		have_spaces = true;
@@ -155,11 +136,10 @@ int warm_load(const char *backup_dir, const char *dump_path, size_t max_pages, w
 size_t warm_pool_pages(const char *backup_dir, uint64_t pool_bytes)
 {
 	uint64_t page = 16384;
-	char *ps = backup_cnf_get(backup_dir, "innodb_page_size");
-	uint64_t v;
-	if (ps && !xb_parse_size(ps, &v) && v >= 4096 && v <= 65536)
-		page = v;
-	free(ps);
+	xb_backup_cnf cnf;
+	if (!xb_backup_cnf_read(backup_dir, &cnf, NULL) && (cnf.have & XB_CNF_PAGE_SIZE) && cnf.page_size >= 4096 &&
+	    cnf.page_size <= 65536)
+		page = cnf.page_size;
 	return (size_t)(pool_bytes / (page + block_overhead(page)));
 }
 
@@ -202,7 +182,9 @@ int warm_prepare(const char *backup_dir, xb_error *err)
 	char text[4200], lru[4200], mru[4200];
 	snprintf(text, sizeof text, "%s/%s", backup_dir, BP_TEXT_NAME);
 	snprintf(lru, sizeof lru, "%s/%s", backup_dir, BP_LRU_NAME);
-	snprintf(mru, sizeof mru, "%s/%s", backup_dir, WARM_MRU_NAME);
+	int rc = xb_mru_path(mru, sizeof mru, backup_dir, err);
+	if (rc)
+		return rc;
 	/* the MRU copy first: once written, the sorted ib_buffer_pool no longer
 	 * tells which pages were the most recent (a second prepare reads it back) */
 	const char *src = access(mru, F_OK) == 0	? mru
@@ -214,9 +196,9 @@ int warm_prepare(const char *backup_dir, xb_error *err)
 		return 0;
 	}
 	warm_result w;
-	int rc = load(backup_dir, src, 0, true, &w, err);
+	rc = load(backup_dir, src, 0, true, &w, err);
 	if (!rc && src != mru)
-		rc = bp_write_file(mru, &w.dump, BP_FORMAT_TEXT, err);
+		rc = xb_mru_write(backup_dir, &w.dump, err);
 	if (!rc) {
 		bp_sort_unique(&w.dump);
 		rc = bp_write_file(text, &w.dump, BP_FORMAT_TEXT, err);

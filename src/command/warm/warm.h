@@ -9,7 +9,7 @@
  * backup and for pages past a tablespace's end (the server would skip them):
  * what is left is exactly what will be warmed, which the log reports.
  * --prepare does this in the backup directory and keeps the cleaned dump in
- * its original order too (WARM_MRU_NAME). --copy-back/--move-back do it
+ * its original order too (XB_MRU_FILE, info/mru.h). --copy-back/--move-back do it
  * again (cheap, and a backup prepared by another tool may carry a raw dump),
  * from that copy when there is one: when the restored server's
  * innodb_buffer_pool_size holds fewer pages than the dump, the most recently
@@ -39,13 +39,6 @@ typedef struct warm_result {
 	size_t over_pool;    /* dropped: more than the restored buffer pool holds (the least recent) */
 	uint64_t bytes;      /* bytes the kept pages occupy (their tablespaces' page sizes) */
 } warm_result;
-
-/* --prepare keeps the cleaned dump in its original order, most recently used
- * page first, next to the sorted ib_buffer_pool: a server restored with a
- * smaller buffer pool then gets the hottest pages, not the first ones in
- * (space, page) order (a server loads only the first pool-size entries of its
- * file, then sorts them). Not restored into the datadir. */
-#define WARM_MRU_NAME "xtrabackup_buffer_pool_mru"
 
 /* Read dump_path (either format, in its file order: most recently used
  * first) and clean it against the tablespaces of the backup in backup_dir;

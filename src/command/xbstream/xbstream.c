@@ -26,6 +26,7 @@
 
 #include "common/log.h"
 #include "common/path.h"
+#include "info/checkpoints.h"
 #include "platform/clock.h"
 #include "settings.h"
 #include "sink/sink_crypt.h"
@@ -180,13 +181,13 @@ static int check_input(xb_error *err)
  * archive format, so this is a warning, not an error. */
 static void warn_if_incomplete(const char *dir)
 {
-	static const char *const names[] = {"xtrabackup_checkpoints", "xtrabackup_checkpoints.xbcrypt"};
+	static const char *const names[] = {XB_CHECKPOINTS_FILE, XB_CHECKPOINTS_FILE ".xbcrypt"};
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		char path[PATH_MAX];
 		if (xb_path_join(path, sizeof path, dir, names[i], NULL) == 0 && access(path, F_OK) == 0)
 			return;
 	}
-	xb_warn("%s has no xtrabackup_checkpoints: if the stream is a backup, the backup did not complete "
+	xb_warn("%s has no " XB_CHECKPOINTS_FILE ": if the stream is a backup, the backup did not complete "
 		"(its completion marker is written last); do not restore it", dir);
 }
 
