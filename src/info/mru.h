@@ -8,7 +8,7 @@
  * the hottest pages, not the first ones in (space, page) order (a server
  * loads only the first pool-size entries of its file, then sorts them).
  * --copy-back reads it when present, like any dump (warm_load() in
- * command/warm/warm.h, bp_read_file()); it is not restored into the datadir.
+ * innodb/warm.h, bp_read_file()); it is not restored into the datadir.
  * The format is ib_buffer_pool's text (engine-hooks/innodb/bpdump.h).
  */
 #ifndef XB_INFO_MRU_H

@@ -25,7 +25,7 @@
 
 #include "command/command.h"
 #include "common/log.h"
-#include "command/warm/warm.h"
+#include "innodb/warm.h"
 #include "info/backup_cnf.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "command/command.h"
-#include "command/warm/warm.h"
+#include "innodb/warm.h"
 #include "common/log.h"
 #include "common/parallel.h"
 #include "common/path.h"

@@ -15,7 +15,7 @@
  * innodb_buffer_pool_size holds fewer pages than the dump, the most recently
  * used pages are the ones kept. The result goes where
  * innodb_buffer_pool_filename says. --sort-dump does the same to any dump
- * file, the job of the old lrusort tool.
+ * file, the job of the old lrusort tool (src/command/sort_dump/).
  */
 #ifndef XB_WARM_H
 #define XB_WARM_H
@@ -25,7 +25,6 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "config/options.h"
 #include "innodb/bpdump.h"
 
 typedef struct warm_result {
@@ -61,7 +60,8 @@ void warm_free(warm_result *w);
  * is converted to it). No dump: nothing to do. */
 int warm_prepare(const char *backup_dir, xb_error *err);
 
-/* The --sort-dump command. */
-int cmd_sort_dump(const xb_options *o, xb_error *err);
+/* w->dump (read from a file, w->read set) sorted, made unique and, with
+ * backup_dir (may be NULL), cleaned against its tablespaces: --sort-dump. */
+int warm_clean(const char *backup_dir, warm_result *w, xb_error *err);
 
 #endif

@@ -20,7 +20,6 @@
 #include "info/backup_cnf.h"
 #include "info/mru.h"
 #include "innodb/spaces.h"
-#include "settings.h"
 
 /* Bytes of a buffer pool that hold one page besides the page itself: the
  * server keeps its block descriptors in the pool's own memory, so a pool
@@ -209,35 +208,7 @@ int warm_prepare(const char *backup_dir, xb_error *err)
 	return rc;
 }
 
-int cmd_sort_dump(const xb_options *o, xb_error *err)
+int warm_clean(const char *backup_dir, warm_result *w, xb_error *err)
 {
-	sort_dump_settings s;
-	int rc = sort_dump_settings_resolve(o, &s, err);
-	if (rc)
-		return rc;
-	const char *in = s.input, *out = s.output, *backup = s.backup;
-	int format = s.format;
-	warm_result w;
-	memset(&w, 0, sizeof w);
-	if (!(w.source = strdup(in)))
-		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	if (!rc)
-		rc = bp_read_file(in, &w.dump, &w.format, err);
-	if (!rc) {
-		w.read = w.dump.n;
-		rc = clean(backup, 0, false, &w, err);
-	}
-	if (!rc)
-		rc = bp_write_file(out ? out : in, &w.dump, format, err);
-	if (!rc) {
-		xb_info("%s (%s, %zu pages) -> %s (%s): %zu pages, sorted; dropped %zu duplicates%s", in,
-			bp_format_name(w.format), w.read, out ? out : in, bp_format_name(format), w.dump.n,
-			w.duplicates, backup ? "" : " (no --target-dir: no check against tablespaces)");
-		if (backup)
-			xb_info("checked against the backup in %s: dropped %zu of tablespaces not in it, %zu past a "
-				"tablespace's end",
-				backup, w.no_space, w.past_end);
-	}
-	warm_free(&w);
-	return rc;
+	return clean(backup_dir, 0, false, w, err);
 }
