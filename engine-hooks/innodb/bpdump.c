@@ -15,6 +15,7 @@
  * time from a table into a buffer sized for the longest line. Spec section 6.
  */
 #include "innodb/bpdump.h"
+#include "platform/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -520,7 +521,7 @@ static int sync_dir_of(const char *path, xb_error *err)
 		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
 	else
 		return xb_err_set(err, XB_E_IO_WRITE, "path too long: %s", path);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = xb_dir_open(XB_FILE_CWD, dir, false);
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot open directory %s: %s", dir, strerror(errno));
 	int rc = 0;

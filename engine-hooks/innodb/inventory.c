@@ -32,7 +32,7 @@
 
 #define TABLE_END ".ibd"    /* a table's tablespace file */
 #define LINK_END ".isl"     /* a DATA DIRECTORY table's link file */
-#define REDO_NAME "ib_logfile0"
+#define REDO_NAME INV_REDO_NAME
 #define UNDO_PREFIX "undo"
 
 #define READ_HINT "run the backup as a user that can read the server's datadir (e.g. mysql or root)"

@@ -32,6 +32,7 @@
 
 /* The server's innodb_data_file_path when none is set. */
 #define INV_DATA_FILE_PATH_DEFAULT "ibdata1:12M:autoextend"
+#define INV_REDO_NAME "ib_logfile0" /* the redo log, on the server and in a backup */
 
 /* ---- innodb_data_file_path */
 

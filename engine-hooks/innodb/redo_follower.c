@@ -57,6 +57,8 @@
 #include "common/log.h"
 #include "platform/clock.h"
 #include "redo.h"
+#include "platform/file.h"
+#include "innodb/inventory.h"
 
 #define ALIGN 4096u
 #define CHUNK_MIN (64u * 1024)
@@ -130,19 +132,12 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 
 /* ---- file access */
 
-/* Drop O_DIRECT from fd (a file system that refuses aligned direct reads). */
-static bool drop_direct(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	return fl >= 0 && (fl & O_DIRECT) && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0;
-}
-
 static int read_full(int fd, uint8_t *dst, size_t n, uint64_t off, const char *path, xb_error *err)
 {
 	while (n) {
 		ssize_t r = pread(fd, dst, n, (off_t)off);
 		if (r < 0) {
-			if (errno == EINTR || (errno == EINVAL && drop_direct(fd)))
+			if (errno == EINTR || (errno == EINVAL && xb_file_drop_direct(fd)))
 				continue;
 			return xb_err_set(err, XB_E_IO_READ, "cannot read %s at offset %llu: %s", path,
 					  (unsigned long long)off, strerror(errno));
@@ -179,9 +174,7 @@ static int read_lsn_range(redo_follower *rf, uint64_t lsn, uint8_t *dst, size_t 
 /* Open path (O_DIRECT when possible) and parse its header area. */
 static int open_log(const char *path, int *fd_out, bool *direct, struct stat *st, redo_log_info *li, xb_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
-	if (fd < 0 && errno == EINVAL)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ | XB_FILE_DIRECT, 0, NULL);
 	if (fd < 0)
 		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_IO_READ, "cannot open redo log %s: %s",
 				  path, strerror(errno));
@@ -193,15 +186,14 @@ static int open_log(const char *path, int *fd_out, bool *direct, struct stat *st
 		rc = xb_err_set(err, XB_E_REDO_FORMAT, "%s: redo log is too small (%llu bytes)", path,
 				(unsigned long long)st->st_size);
 	else if ((uint64_t)st->st_size % ALIGN)
-		drop_direct(fd); /* not a log the server wrote in blocks: no aligned reads possible */
+		xb_file_drop_direct(fd); /* not a log the server wrote in blocks: no aligned reads possible */
 	if (!rc && !(rc = read_full(fd, area, sizeof area, 0, path, err)))
 		rc = redo_log_parse(area, sizeof area, (uint64_t)st->st_size, path, li, err);
 	if (rc) {
 		close(fd);
 		return rc;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	*direct = fl >= 0 && (fl & O_DIRECT);
+	*direct = xb_file_is_direct(fd);
 	*fd_out = fd;
 	return 0;
 }
@@ -620,7 +612,7 @@ int redo_follower_start(const redo_follower_cfg *cfg, redo_follower **out, xb_er
 	redo_build_backup_header_ex(hdr, li.cp.checkpoint_lsn, li.cp.end_lsn,
 				    cfg->creator ? cfg->creator : REDO_BACKUP_CREATOR, li.hdr.format,
 				    li.hdr.encrypted ? li.hdr.crypt_info : NULL);
-	if (!(rf->out = xb_sink_open(rf->sink, "ib_logfile0", err)) ||
+	if (!(rf->out = xb_sink_open(rf->sink, INV_REDO_NAME, err)) ||
 	    (rc = xb_sink_write(rf->out, hdr, sizeof hdr, err))) {
 		rc = err && err->code ? err->code : XB_E_IO_WRITE;
 		redo_follower_free(rf);

@@ -20,6 +20,7 @@
 #include "info/backup_cnf.h"
 #include "info/mru.h"
 #include "innodb/spaces.h"
+#include "common/path.h"
 
 /* Bytes of a buffer pool that hold one page besides the page itself: the
  * server keeps its block descriptors in the pool's own memory, so a pool
@@ -179,10 +180,10 @@ int warm_place(const warm_result *w, const char *dest, bool load_at_startup, xb_
 int warm_prepare(const char *backup_dir, xb_error *err)
 {
 	char text[4200], lru[4200], mru[4200];
-	snprintf(text, sizeof text, "%s/%s", backup_dir, BP_TEXT_NAME);
-	snprintf(lru, sizeof lru, "%s/%s", backup_dir, BP_LRU_NAME);
-	int rc = xb_mru_path(mru, sizeof mru, backup_dir, err);
-	if (rc)
+	int rc;
+	if ((rc = xb_path_join(text, sizeof text, backup_dir, BP_TEXT_NAME, err)) ||
+	    (rc = xb_path_join(lru, sizeof lru, backup_dir, BP_LRU_NAME, err)) ||
+	    (rc = xb_mru_path(mru, sizeof mru, backup_dir, err)))
 		return rc;
 	/* the MRU copy first: once written, the sorted ib_buffer_pool no longer
 	 * tells which pages were the most recent (a second prepare reads it back) */

@@ -46,6 +46,12 @@ bool xb_file_drop_direct(int fd)
 	return fl >= 0 && (fl & O_DIRECT) && fcntl(fd, F_SETFL, fl & ~O_DIRECT) == 0;
 }
 
+bool xb_file_is_direct(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && (fl & O_DIRECT);
+}
+
 int xb_file_rename(int from_dir, const char *from, int to_dir, const char *to, bool replace)
 {
 	int fa = from_dir == XB_FILE_CWD ? AT_FDCWD : from_dir, ta = to_dir == XB_FILE_CWD ? AT_FDCWD : to_dir;

@@ -41,6 +41,9 @@ int xb_file_open(int dir_fd, const char *name, int flags, mode_t mode, bool *dir
  * open but refuses an aligned transfer). True when fd was direct and is not now. */
 bool xb_file_drop_direct(int fd);
 
+/* True when fd bypasses the page cache now. */
+bool xb_file_is_direct(int fd);
+
 /* Rename from (in from_dir) to to (in to_dir). replace = false: fail with
  * EEXIST when to exists, also on file systems without an atomic no-replace
  * rename (a hard link then an unlink of from). */

@@ -26,6 +26,7 @@
 #include "innodb/pagecomp.h"
 #include "innodb/redo.h"
 #include "platform/clock.h"
+#include "platform/file.h"
 
 #define RUN_BYTES (1u << 20)
 
@@ -323,7 +324,7 @@ static void prefetch(worker *w, size_t i, size_t *pf)
 		for (size_t k = 0; k < n; k++)
 			need |= !w->pages[*pf + k]->init_lsn;
 		if (need)
-			(void)posix_fadvise(fd, off, (off_t)(n * f->info.physical_size), POSIX_FADV_WILLNEED);
+			xb_file_advise(fd, off, (off_t)(n * f->info.physical_size), XB_ADVISE_WILLNEED);
 		*pf += n;
 	}
 }

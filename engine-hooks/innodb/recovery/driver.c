@@ -37,9 +37,11 @@
 #include "innodb/spaces.h"
 #include "innodb/trxsys.h"
 #include "platform/clock.h"
+#include "platform/file.h"
+#include "innodb/inventory.h"
 
 #define WINDOW (4u << 20)
-#define LOG_NAME "ib_logfile0"
+#define LOG_NAME INV_REDO_NAME
 
 /* The log being read. */
 typedef struct logrd {
@@ -606,7 +608,7 @@ static int write_empty_log(const char *dir, uint64_t end_lsn, xb_error *err)
 	free(b);
 	if (!rc && rename(tmp, path))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-	int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = rc ? -1 : xb_dir_open(XB_FILE_CWD, dir, false);
 	if (dfd >= 0) {
 		if (fsync(dfd))
 			rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", dir, strerror(errno));

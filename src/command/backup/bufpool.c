@@ -26,6 +26,7 @@
 
 #include "command/command.h"
 #include "common/log.h"
+#include "innodb/bpdump.h"
 #include "common/path.h"
 #include "platform/clock.h"
 
@@ -52,7 +53,7 @@ static int store(backup_ctx *c, const char *path, size_t *pages, xb_error *err)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
-	xb_sink_file *out = xb_sink_open(c->meta_sink, "ib_buffer_pool", err);
+	xb_sink_file *out = xb_sink_open(c->meta_sink, BP_TEXT_NAME, err);
 	if (!out) {
 		close(fd);
 		return err->code ? err->code : XB_E_IO_WRITE;

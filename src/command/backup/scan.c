@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "filerules.h"
 #include "innodb/inventory.h"
+#include "common/path.h"
 
 int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err)
 {
@@ -70,15 +71,6 @@ int read_space_id(const char *path, uint32_t *space_id)
 	return 0;
 }
 
-/* dir/name, or name when it is absolute; silently truncated paths are never used:
- * PATH_MAX-long paths cannot be opened anyway and fail with a clear error there. */
-static void join(char *out, size_t n, const char *dir, const char *name)
-{
-	int m = name[0] == '/' ? snprintf(out, n, "%s", name) : snprintf(out, n, "%s/%s", dir, name);
-	if (m < 0 || (size_t)m >= n)
-		out[0] = '\0';
-}
-
 /* Database directories of the datadir. */
 static int for_each_db(backup_ctx *c, int (*fn)(backup_ctx *, const char *db, const char *path, bfile_list *, xb_error *),
 		       bfile_list *out, xb_error *err)
@@ -93,7 +85,8 @@ static int for_each_db(backup_ctx *c, int (*fn)(backup_ctx *, const char *db, co
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "lost+found") || e->d_name[0] == '#')
 			continue;
 		char path[4096];
-		join(path, sizeof path, c->lay.datadir, e->d_name);
+		if ((rc = xb_path_join(path, sizeof path, c->lay.datadir, e->d_name, err)))
+			break;
 		struct stat st;
 		if (stat(path, &st) || !S_ISDIR(st.st_mode))
 			continue;
@@ -135,8 +128,9 @@ static int db_other(backup_ctx *c, const char *db, const char *path, bfile_list 
 		int kind = filerule_classify(e->d_name);
 		if (kind == FR_ARIA || kind == FR_PLAIN) {
 			char src[4096], rel[4096];
-			join(src, sizeof src, path, e->d_name);
-			snprintf(rel, sizeof rel, "%s/%s", db, e->d_name);
+			if ((rc = xb_path_join(src, sizeof src, path, e->d_name, err)) ||
+			    (rc = xb_path_join(rel, sizeof rel, db, e->d_name, err)))
+				break;
 			/* the general and slow query log tables are written until commits are blocked */
 			bool log_table = !strcmp(db, "mysql") &&
 					 (!strncmp(e->d_name, "general_log.", 12) || !strncmp(e->d_name, "slow_log.", 9));
@@ -160,7 +154,8 @@ int scan_other(backup_ctx *c, bfile_list *out, xb_error *err)
 	while (!rc && (e = readdir(d))) {
 		if (filerule_is_aria_log(e->d_name)) {
 			char src[4096];
-			join(src, sizeof src, c->lay.aria_log_dir, e->d_name);
+			if ((rc = xb_path_join(src, sizeof src, c->lay.aria_log_dir, e->d_name, err)))
+				break;
 			rc = bfile_add(out, src, e->d_name, BF_AT_COMMIT, err);
 		}
 	}

@@ -27,6 +27,7 @@
 #include "common/path.h"
 #include "info/markers.h"
 #include "innodb/inventory.h"
+#include "platform/file.h"
 
 #define REN_TMP ".xbren"
 
@@ -74,7 +75,10 @@ static int find(const char *dir, const char *ext, names *out, xb_error *err)
 		if (e->d_name[0] == '.')
 			continue;
 		char p[4096];
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (xb_path_join(p, sizeof p, dir, e->d_name, err)) {
+			closedir(d);
+			return err ? err->code : XB_E_USAGE;
+		}
 		struct stat st;
 		if (stat(p, &st))
 			continue;
@@ -90,7 +94,8 @@ static int find(const char *dir, const char *ext, names *out, xb_error *err)
 			if (e2->d_name[0] == '.' || !has_ext(e2->d_name, ext))
 				continue;
 			char rel[4096];
-			snprintf(rel, sizeof rel, "%s/%s", e->d_name, e2->d_name);
+			if (xb_path_join(rel, sizeof rel, e->d_name, e2->d_name, NULL))
+				continue; /* longer than any path the server makes: not one of its markers */
 			rc = names_add(out, rel);
 		}
 		if (d2)
@@ -185,11 +190,7 @@ int markers_apply(const char *dir, int *n, xb_error *err)
 	if (!rc)
 		rc = each_marker(dir, XB_MARKER_NEW, do_new, n, err);
 	if (!rc && *n) {
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			(void)fsync(dfd);
-			close(dfd);
-		}
+		(void)xb_dir_sync(dir);
 	}
 	return rc;
 }

@@ -29,6 +29,7 @@
 #include "info/backup_cnf.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "platform/file.h"
 
 typedef xb_checkpoints checkpoints;
 
@@ -130,7 +131,7 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 				  c.backup_type);
 	if (!strcmp(c.backup_type, "log-applied"))
 		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = xb_dir_open(XB_FILE_CWD, dir, false);
 	if (dfd < 0)
 		return xb_err_set(err, XB_E_TARGET, "cannot open %s: %s", dir, strerror(errno));
 	if (flock(dfd, LOCK_EX | LOCK_NB)) {

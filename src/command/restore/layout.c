@@ -29,6 +29,7 @@
 #include "common/path.h"
 #include "info/backup_cnf.h"
 #include "info/metafile.h"
+#include "innodb/bpdump.h"
 #include "innodb/inventory.h"
 
 /* ---- paths */
@@ -105,8 +106,7 @@ int layout_resolve(const restore_settings *s, const char *backup_dir, restore_la
 		return rc;
 	/* the server looks for its dump in innodb_data_home_dir (the datadir when unset or empty) */
 	const char *bp = s->bp_filename;
-	int k = snprintf(l->bp_file, sizeof l->bp_file, "%s/%s", l->data_home, bp && *bp ? bp : "ib_buffer_pool");
-	if (k < 0 || (size_t)k >= sizeof l->bp_file)
+	if (xb_path_join(l->bp_file, sizeof l->bp_file, l->data_home, bp && *bp ? bp : BP_TEXT_NAME, NULL))
 		return xb_err_set(err, XB_E_USAGE, "innodb_buffer_pool_filename is too long: %s", bp);
 	add_sys_names(l, s->data_file_path);
 	backup_sys_names(l, backup_dir);
@@ -207,7 +207,8 @@ static int walk(const char *root, const char *rel, const restore_layout *l, rpla
 		entries++;
 		char srel[PATH_MAX], src[PATH_MAX * 2], dst[PATH_MAX * 2];
 		snprintf(srel, sizeof srel, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		snprintf(src, sizeof src, "%s/%s", root, srel);
+		if ((rc = xb_path_join(src, sizeof src, root, srel, err)))
+			break;
 		struct stat st;
 		if (lstat(src, &st)) {
 			rc = xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", src, strerror(errno));
@@ -223,10 +224,10 @@ static int walk(const char *root, const char *rel, const restore_layout *l, rpla
 		}
 		if (skipped(e->d_name, top))
 			continue;
-		if (top && (!strcmp(e->d_name, "ib_buffer_pool") || !strcmp(e->d_name, "ib_lru_dump"))) {
+		if (top && (!strcmp(e->d_name, BP_TEXT_NAME) || !strcmp(e->d_name, BP_LRU_NAME))) {
 			/* the server's copy is sorted and placed by restore.c; a backup with both
 			 * (an old one that was prepared) uses ib_buffer_pool */
-			char **slot = !strcmp(e->d_name, "ib_buffer_pool") || !p->dump ? &p->dump : &p->dump_other;
+			char **slot = !strcmp(e->d_name, BP_TEXT_NAME) || !p->dump ? &p->dump : &p->dump_other;
 			if (slot == &p->dump && p->dump) {
 				free(p->dump_other);
 				p->dump_other = p->dump;
@@ -246,10 +247,10 @@ static int walk(const char *root, const char *rel, const restore_layout *l, rpla
 					break;
 				k = 0;
 			} else {
-				k = snprintf(dst, sizeof dst, "%s/%s", l->datadir, srel) >= (int)sizeof dst ? -1 : 0;
+				k = xb_path_join(dst, sizeof dst, l->datadir, srel, NULL) ? -1 : 0;
 			}
 		} else {
-			k = snprintf(dst, sizeof dst, "%s/%s", l->datadir, srel) >= (int)sizeof dst ? -1 : 0;
+			k = xb_path_join(dst, sizeof dst, l->datadir, srel, NULL) ? -1 : 0;
 		}
 		if (k) {
 			rc = xb_err_set(err, XB_E_USAGE, "destination path too long for %s", srel);
@@ -260,8 +261,8 @@ static int walk(const char *root, const char *rel, const restore_layout *l, rpla
 	closedir(d);
 	if (!rc && entries == 0 && *rel) {
 		char dst[PATH_MAX * 2];
-		snprintf(dst, sizeof dst, "%s/%s", l->datadir, rel);
-		rc = add(p, dpath, rel, dst, 0, RF_DIR, err);
+		if (!(rc = xb_path_join(dst, sizeof dst, l->datadir, rel, err)))
+			rc = add(p, dpath, rel, dst, 0, RF_DIR, err);
 	}
 	return rc;
 }
