@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check-docs.sh - the README's exit-code table matches src/common/error.def, the man
 # page generated from the option table lists every option, and the README starts
-# with the two commands. Prints "docs: N passed, N failed".
+# with the two commands, no source file cites a document outside the repository,
+# and every doc/FILE.md §N the code cites exists. Prints "docs: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0
@@ -17,5 +18,15 @@ while read -r name; do
   esc=${name//-/\\-}
   grep -qF -- "\\-\\-$esc" <<<"$man" && ok || bad "man page lacks --$name"
 done < <(sed -n 's/^XB_OPT([A-Z_0-9]*, *"\([a-z0-9-]*\)".*/\1/p' src/config/options.def)
+# The project stands alone: no citation of a document outside the repository,
+# and every "doc/FILE.md §N" the code cites names a section that exists.
+if grep -rnE -i '\bspec (section|sections )?[0-9]' src engine-hooks test bench Makefile >/dev/null 2>&1; then
+  bad "a source file cites the outside spec: $(grep -rnE -i '\bspec (section|sections )?[0-9]' src engine-hooks test bench Makefile | head -3 | tr '\n' ' ')"
+else ok; fi
+while IFS= read -r cite; do
+  file=${cite%% *}; sec=${cite##*§}
+  if [ ! -f "$file" ]; then bad "cited $file does not exist"; continue; fi
+  grep -qE "^#+ ${sec//./\\.}[. ]" "$file" && ok || bad "$file has no section $sec (cited in the code)"
+done < <(grep -rhoE 'doc/[a-z-]+\.md §[0-9]+(\.[0-9]+)?' src engine-hooks test | sort -u)
 echo "docs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

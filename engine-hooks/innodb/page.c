@@ -1,5 +1,5 @@
 /*
- * page.c - page 0 parsing and page validation (see page.h, spec 4.1-4.6).
+ * page.c - page 0 parsing and page validation (see page.h, doc/pages.md §1-§6).
  *
  * Validation order for one page: an all-zero page is valid (never written);
  * then the page-number field (cheap, catches reads at the wrong offset and
@@ -27,7 +27,7 @@
 #include "common/bytes.h"
 #include "crc32c.h"
 
-/* Crypt data magic on page 0 (spec 4.6). */
+/* Crypt data magic on page 0 (doc/pages.md §6.1). */
 static const uint8_t crypt_magic[6] = {0x73, 0x0E, 0x0C, 0x52, 0x45, 0x74};
 
 __attribute__((format(printf, 3, 4))) static bool invalid(char *why, size_t whylen, const char *fmt, ...)
@@ -117,7 +117,7 @@ uint32_t innodb_checksum_zip_adler(const uint8_t *page, uint32_t size)
 	return adler32_update(a, page + FIL_PAGE_SPACE_ID, size - FIL_PAGE_SPACE_ID);
 }
 
-/* The "innodb" fold of spec 4.4, modulo 2^32. */
+/* The "innodb" fold of doc/pages.md §4.3, modulo 2^32. */
 static uint32_t fold_bytes(const uint8_t *p, size_t n)
 {
 	uint32_t f = 0;
@@ -183,7 +183,7 @@ bool innodb_flags_decode(uint32_t flags, innodb_space_info *out)
 	return true;
 }
 
-/* Offset of the crypt data on page 0 (spec 4.6). */
+/* Offset of the crypt data on page 0 (doc/pages.md §6.1). */
 static uint32_t crypt_data_offset(const innodb_space_info *si)
 {
 	uint32_t ext = innodb_extent_pages(si->logical_size);
@@ -249,7 +249,7 @@ static bool valid_zip(const uint8_t *p, uint32_t size, uint32_t stored, char *wh
 	return invalid(why, wl, "checksum mismatch: stored %08x, computed %08x (row_format=compressed)", stored, calc);
 }
 
-/* Legacy encrypted page: post-encryption checksum at 30..33 (spec 4.6). */
+/* Legacy encrypted page: post-encryption checksum at 30..33 (doc/pages.md §6.2). */
 static bool valid_legacy_encrypted(const uint8_t *p, const innodb_space_info *si, char *why, size_t wl)
 {
 	uint32_t size = si->physical_size;
@@ -294,7 +294,7 @@ static bool valid_legacy(const uint8_t *p, const innodb_space_info *si, char *wh
 	uint32_t size = si->physical_size;
 	uint32_t type = be16_get(p + FIL_PAGE_TYPE);
 	if (si->page_compressed && (type == FIL_PAGE_PAGE_COMPRESSED || type == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED))
-		return true; /* no checksum before decompression (spec 4.4 legacy rule 1) */
+		return true; /* no checksum before decompression (doc/pages.md §4.7 rule 1) */
 	if (!si->zip && memcmp(p + FIL_PAGE_LSN + 4, p + size - 4, 4))
 		return invalid(why, wl, "lsn mismatch: header low half %08x, trailer %08x (torn page)",
 			       be32_get(p + FIL_PAGE_LSN + 4), be32_get(p + size - 4));
@@ -328,7 +328,7 @@ bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint
 	return valid_legacy(page, si, why, whylen);
 }
 
-/* ---- writing a recovered page (spec 3.11) */
+/* ---- writing a recovered page (doc/redo-records.md §20) */
 
 void innodb_page_set_lsn(uint8_t *page, const innodb_space_info *si, uint64_t lsn)
 {

@@ -20,7 +20,7 @@
 
 #include "common/error.h"
 
-/* FIL header / FSP header offsets (spec 4.1, 4.3). */
+/* FIL header / FSP header offsets (doc/pages.md §1, §3). */
 #define FIL_PAGE_SPACE_OR_CHKSUM 0
 #define FIL_PAGE_OFFSET 4
 #define FIL_PAGE_LSN 16
@@ -62,12 +62,12 @@ typedef struct innodb_space_info {
 bool innodb_flags_decode(uint32_t flags, innodb_space_info *out);
 
 /* Parse page 0 (buf holds at least the first physical page; len = bytes
- * available; page size is detected from the flags as in spec 4.3 and page 0
+ * available; page size is detected from the flags as in doc/pages.md §3.4 and page 0
  * is validated with its checksum). Errors: XB_E_CORRUPT_PAGE with a message
  * naming what is wrong (the caller prefixes the file name). */
 int innodb_page0_parse(const uint8_t *buf, size_t len, innodb_space_info *out, xb_error *err);
 
-/* Validate one page as a copying tool must (spec 4.4 including torn-page
+/* Validate one page as a copying tool must (doc/pages.md §4.6-§4.8 including torn-page
  * detection: checksum per format, LSN copies agree, all-zero pages valid,
  * page-number field must equal expected_page_no when check_page_no). Returns
  * true if valid; otherwise false and a short reason in why (may be NULL).
@@ -101,7 +101,7 @@ uint32_t innodb_checksum_innodb_old(const uint8_t *page);                /* "inn
 uint32_t innodb_checksum_zip(const uint8_t *page, uint32_t size);        /* ROW_FORMAT=COMPRESSED crc32 */
 uint32_t innodb_checksum_zip_adler(const uint8_t *page, uint32_t size);  /* ROW_FORMAT=COMPRESSED innodb */
 
-/* ---- writing a recovered page (spec 3.1 apply step 3, 3.11)
+/* ---- writing a recovered page (doc/redo-records.md §10.4, §20)
  *
  * After redo has been applied to a page it is written the way the server's
  * flush writes it, so that a prepared datafile is byte-identical to one
@@ -121,7 +121,7 @@ void innodb_page_set_lsn(uint8_t *page, const innodb_space_info *si, uint64_t ls
  * page (page 5) of the system tablespace. */
 bool innodb_page_never_encoded(uint32_t space_id, uint32_t page_no);
 
-/* What the server's flush does to a page frame before writing it (spec 3.11
+/* What the server's flush does to a page frame before writing it (doc/redo-records.md §20
  * steps 2-3), the LSN fields left as they are: unless the tablespace is
  * page_compressed or encrypted and unless innodb_page_never_encoded(), clear
  * bytes 0..3 (full_crc32) or 26..33 (legacy); then by format:
@@ -136,7 +136,7 @@ bool innodb_page_never_encoded(uint32_t space_id, uint32_t page_no);
 void innodb_page_prepare_write(uint8_t *page, const innodb_space_info *si, uint32_t space_id, uint32_t page_no);
 
 /* innodb_page_set_lsn() then innodb_page_prepare_write(): the bytes to write
- * for a recovered page (spec 3.11 steps 1-3). page: si->physical_size bytes.
+ * for a recovered page (doc/redo-records.md §20.1-§20.3). page: si->physical_size bytes.
  * For page_compressed tablespaces use pagecomp_write_image() instead, which
  * decides whether the page is stored compressed. */
 void innodb_page_finalize(uint8_t *page, const innodb_space_info *si, uint32_t space_id, uint32_t page_no,

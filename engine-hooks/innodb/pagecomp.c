@@ -1,6 +1,6 @@
 /*
  * pagecomp.c - page_compressed pages: decompression on read, the server's
- * compression on write (see pagecomp.h, spec 3.12 and 4.5).
+ * compression on write (see pagecomp.h, doc/redo-records.md §21 and doc/pages.md §5).
  *
  * Reading: a full_crc32 compressed page is recognised by bit 15 of its type
  * field, whose low 15 bits are the image size in 256-byte units; its CRC-32C

@@ -3,7 +3,7 @@
  *
  * In a page_compressed tablespace (PAGE_COMPRESSED=1) each page is stored
  * either as it is or, when that is smaller, as a compressed image of the whole
- * page followed by zeros (spec 4.5). Two layouts exist: full_crc32 (algorithm
+ * page followed by zeros (doc/pages.md §5). Two layouts exist: full_crc32 (algorithm
  * in flags bits 5..7; the type field holds a marker and the rounded-up image
  * size, CRC-32C at its end) and legacy (flag bit 16; page type 34354, the
  * algorithm in bytes 26..33, the stream length at 38, no checksum).
@@ -75,7 +75,7 @@ int pagecomp_decompress(const uint8_t *stored, uint8_t *out, const innodb_space_
  *     FSP_HDR, XDES are never compressed;
  *   - full_crc32: bytes 20..23 are copied to [size-8, size-4), the whole
  *     page is compressed at level (0: PAGECOMP_DEFAULT_LEVEL) and laid out as
- *     in spec 4.5 with its CRC-32C, zeros to the end of the page;
+ *     in doc/pages.md §5 with its CRC-32C, zeros to the end of the page;
  *   - legacy: the page is first given its crc32 checksum
  *     (innodb_page_prepare_write), then compressed and laid out with type
  *     34354, 0xDEADBEEF, the algorithm and the stream length, zeros after;
@@ -91,8 +91,8 @@ int pagecomp_flush_image(uint8_t *page, uint8_t *out, const innodb_space_info *s
 			 uint32_t page_no, int level, xb_error *err);
 
 /* The bytes to write for a recovered page of a page_compressed tablespace:
- * innodb_page_set_lsn(page, si, lsn) (recovery's LSN stamp, spec 3.1 apply
- * step 3) then pagecomp_flush_image(). Same arguments and errors. */
+ * innodb_page_set_lsn(page, si, lsn) (recovery's LSN stamp, doc/redo-records.md
+ * §10.4) then pagecomp_flush_image(). Same arguments and errors. */
 int pagecomp_write_image(uint8_t *page, uint8_t *out, const innodb_space_info *si, uint32_t space_id,
 			 uint32_t page_no, uint64_t lsn, int level, xb_error *err);
 

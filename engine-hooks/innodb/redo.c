@@ -1,5 +1,5 @@
 /*
- * redo.c - 10.8+ redo log parsing (see redo.h, spec sections 1 and 2).
+ * redo.c - 10.8+ redo log parsing (see redo.h, doc/redo-log.md and doc/redo-records.md §1-§9).
  *
  * Framing (redo_parse_mtr) follows the server's scanner: from the first byte
  * of an mtr, read a record header byte; a byte <= 1 is the termination byte,
@@ -12,7 +12,7 @@
  * record there is genuine corruption (or a format we do not know), reported
  * as REDO_MTR_CORRUPT. Record headers are read by redo_rec_next() (redo.h),
  * which also tracks the "a page record has been seen" state that tells
- * same_page records from file records (spec 2.3); the walk checks each
+ * same_page records from file records (doc/redo-records.md §3); the walk checks each
  * record's type and payload. redo_parse_mtr() validates first and reports
  * afterwards, so a callback never sees half an mtr.
  */

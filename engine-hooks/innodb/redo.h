@@ -15,7 +15,7 @@
  * of records (this parser, recovery's collector, batch apply and page
  * replay) takes their headers from one walk, redo_rec_next(), and their
  * varints from redo_varint_decode(). Pure functions, no I/O except
- * redo_read_checkpoint(). Spec sections 1, 2.
+ * redo_read_checkpoint(). doc/redo-log.md and doc/redo-records.md §1-§9.
  */
 #ifndef XB_INNODB_REDO_H
 #define XB_INNODB_REDO_H
@@ -92,7 +92,7 @@ uint64_t redo_lsn_to_offset(uint64_t lsn, uint64_t first_lsn, uint64_t capacity)
 /* Sequence bit expected at an LSN: 1 on even passes, 0 on odd ones. */
 unsigned redo_sequence_bit(uint64_t lsn, uint64_t first_lsn, uint64_t capacity);
 
-/* Decode a varint (spec 2.1) from p (avail bytes). Returns its length 1..5,
+/* Decode a varint (doc/redo-records.md §1) from p (avail bytes). Returns its length 1..5,
  * 0 when the first byte is invalid (0xF1..0xFF) or the value overflows 32
  * bits, -1 when more bytes are needed. The only varint decoder of the
  * program (inline: it runs for every record of the log). */
@@ -132,7 +132,7 @@ static inline int redo_varint_decode(const uint8_t *p, size_t avail, uint32_t *v
 /* Encode a varint in the shortest form into out (5 bytes max); returns its length. */
 size_t redo_varint_encode(uint8_t *out, uint32_t val);
 
-/* ---- records (spec 2.2-2.7) */
+/* ---- records (doc/redo-records.md §2-§7) */
 
 /* Record types: the high bits of a record's first byte. Page records (bit
  * 0x80 clear, or set for a same_page record) carry b & 0x70; file records
@@ -402,7 +402,7 @@ static inline uint32_t redo_mtr_trailer_len(bool encrypted)
 
 /* ---- the backup copy */
 
-/* The 12 KiB header area of a backup log copy (spec 1.8), byte for byte what
+/* The 12 KiB header area of a backup log copy (doc/redo-log.md §10.1), byte for byte what
  * mariabackup writes: format 0x50687973, first_lsn = checkpoint_lsn, creator
  * (e.g. REDO_BACKUP_CREATOR; truncated to 31 bytes), header CRC; checkpoint
  * block 1 = (checkpoint_lsn, end_lsn) + CRC; block 2 zero. */

@@ -28,7 +28,7 @@ static void test_known_values(void)
 	for (int i = 0; i < 32; i++)
 		buf[i] = (uint8_t)(31 - i);
 	CU_ASSERT_EQUAL(crc32c(buf, 32), 0x113FDB5Cu);
-	/* the FILE_CHECKPOINT record of spec 2.9: CRC 0x442f01a8 */
+	/* the FILE_CHECKPOINT record of doc/redo-records.md §9: CRC 0x442f01a8 */
 	static const uint8_t cp[] = {0xfa, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x02, 0x0b};
 	CU_ASSERT_EQUAL(crc32c(cp, sizeof cp), 0x442f01a8u);
 }

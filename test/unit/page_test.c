@@ -118,7 +118,7 @@ static void test_flipped_byte(void)
 				CU_ASSERT(!ok);
 				CU_ASSERT(strstr(why, "checksum mismatch") != NULL);
 			} else {
-				/* legacy page_compressed pages carry no checksum (spec 4.4) */
+				/* legacy page_compressed pages carry no checksum (doc/pages.md §4.7 rule 1) */
 				CU_ASSERT(ok);
 			}
 			/* a flipped header byte (page LSN) is caught in every format but legacy
@@ -375,7 +375,7 @@ static void test_doublewrite_and_lsn(void)
 	free(buf);
 }
 
-/* ---- writing recovered pages (spec 3.11) */
+/* ---- writing recovered pages (doc/redo-records.md §20) */
 
 /* Every stored page of the plain formats, re-finalized with its own LSN, is
  * byte-identical to what the server wrote: checksum fields, trailer and

@@ -1,7 +1,7 @@
 /*
  * redo_test.c - the 10.8+ redo log parser on real log bytes captured from a
  * 10.11 server (test/fixtures/innodb, see make-fixtures.sh; the expected
- * values in *.expect come from the spec's independent reference decoder):
+ * values in *.expect come from an independent decoder of the same format):
  * header and checkpoints, mtr framing (count and end LSN), file records,
  * each end-of-log condition, varints, the record walk (every record of the
  * real log against redo_records.expect, one page's records, damaged
@@ -334,7 +334,7 @@ static void test_end_conditions(void)
 
 static void test_spec_examples(void)
 {
-	/* spec 2.9: FILE_CHECKPOINT-only mtr at LSN 66059 and a FILE_MODIFY */
+	/* doc/redo-records.md §9: FILE_CHECKPOINT-only mtr at LSN 66059 and a FILE_MODIFY */
 	static const uint8_t cp[] = {0xfa, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x02, 0x0b, 0x01, 0x44, 0x2f, 0x01, 0xa8};
 	static const uint8_t mod[] = {0xb0, 0x04, 0x07, 0x00, 0x2e, 0x2f, 0x74, 0x65, 0x73, 0x74, 0x2f, 0x74, 0x5f,
 				      0x64, 0x79, 0x6e, 0x2e, 0x69, 0x62, 0x64, 0x01, 0x38, 0x27, 0xfb, 0xe5};
@@ -663,7 +663,7 @@ static void test_rec_refused(void)
 	CU_ASSERT_EQUAL(redo_rec_next(&it, &h), REDO_REC_MARKER);
 	CU_ASSERT_EQUAL(h.start, 3);
 	CU_ASSERT_EQUAL(h.b, 0x01);
-	/* FILE_CHECKPOINT padding (spec 2.7) and a real FILE_CHECKPOINT */
+	/* FILE_CHECKPOINT padding (doc/redo-records.md §7) and a real FILE_CHECKPOINT */
 	static const uint8_t pad[] = {0xf1, 0x00, 0xf2, 0x00, 0x00, 0xfa, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x02, 0x0b};
 	it = redo_rec_mtr(pad, sizeof pad);
 	for (int i = 0; i < 2; i++) {
@@ -678,7 +678,7 @@ static void test_rec_refused(void)
 
 static void test_lsn_mapping(void)
 {
-	/* spec 1.4: a 16 MiB log that wrapped 7 times */
+	/* doc/redo-log.md §5.3: a 16 MiB log that wrapped 7 times */
 	uint64_t first = 12288, cap = 16764928, lsn = 129053179;
 	CU_ASSERT_EQUAL(redo_lsn_to_offset(lsn, first, cap), 11698683);
 	CU_ASSERT_EQUAL(redo_sequence_bit(lsn, first, cap), 0);
@@ -739,7 +739,7 @@ int main(void)
 	CU_add_test(s, "mtr framing and file records over a real log", test_framing_real_log);
 	CU_add_test(s, "framing of a real encrypted log", test_framing_encrypted);
 	CU_add_test(s, "end-of-log conditions", test_end_conditions);
-	CU_add_test(s, "spec 2.9 examples", test_spec_examples);
+	CU_add_test(s, "doc/redo-records.md §9 examples", test_spec_examples);
 	CU_add_test(s, "record rules", test_record_rules);
 	CU_add_test(s, "varints", test_varints);
 	CU_add_test(s, "record walk over every record of a real log", test_rec_walk_real_log);

@@ -1,11 +1,11 @@
 /*
  * replay_test.c - the redo applier on page frames: the worked example of
- * spec 3.14 (one INSERT_HEAP_DYNAMIC on a real page, every changed byte
+ * doc/redo-records.md §23 (one INSERT_HEAP_DYNAMIC on a real page, every changed byte
  * checked), index pages built from INIT_ROW_FORMAT_* and grown and shrunk
  * with INSERT_* and DELETE_* records in both row formats (header fields, record
  * chain, owner counts and directory after every step, slot split at 9 owned
  * records, transfer and merge on delete, free list, reuse with a shift, heap
- * top release), the physical records and their running offset (spec 2.9
+ * top release), the physical records and their running offset (doc/redo-records.md §9
  * bytes), INIT_PAGE, FREE_PAGE, undo pages, the refusals (compressed frame,
  * pages 0-2), statistics, a table of malformed entries that must be refused
  * without touching the frame, and a seeded fuzz run over random and mutated
@@ -246,7 +246,7 @@ static int del_red(uint32_t prev_rec)
 	return run();
 }
 
-/* ---- spec 3.14 */
+/* ---- doc/redo-records.md §23 */
 
 static const uint8_t ex_entry[71] = {
 	0x20, 0x37, 0x07, 0x03, 0x06, 0x5c, 0x08, 0x01, 0x02, 0x2a, 0x03, 0xe9, 0x00, 0x00, 0x00, 0x00, 0x00, 0x41,
@@ -326,7 +326,7 @@ static void test_worked_example(void)
 	for (uint32_t i = 0; i < PS; i++)
 		if (page[i] != want[i]) {
 			fprintf(stderr, "byte %u: %02x, want %02x\n", i, page[i], want[i]);
-			CU_FAIL("page differs from spec 3.14");
+			CU_FAIL("page differs from doc/redo-records.md §23");
 			break;
 		}
 	check_page(true);
@@ -672,7 +672,7 @@ static void test_spec_write_memset_chain(void)
 	frame.space_id = 1;
 	frame.page_no = 67;
 	memset(page, 0xAA, PS);
-	/* spec 2.9: 34 01 43 39 05 | b2 30 01 | b2 1c 01 | b2 03 18 | b0 0b 04 <24> | c3 00 68 00 */
+	/* doc/redo-records.md §9: 34 01 43 39 05 | b2 30 01 | b2 1c 01 | b2 03 18 | b0 0b 04 <24> | c3 00 68 00 */
 	static uint8_t ent[5 + 3 * 3 + 27 + 4];
 	size_t n = 0;
 	memcpy(ent, "\x34\x01\x43\x39\x05\xb2\x30\x01\xb2\x1c\x01\xb2\x03\x18\xb0\x0b\x04", 17);
@@ -1475,14 +1475,14 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return CU_get_error();
 	CU_pSuite s = CU_add_suite("replay", NULL, NULL);
-	CU_add_test(s, "spec 3.14 worked example", test_worked_example);
+	CU_add_test(s, "doc/redo-records.md §23 worked example", test_worked_example);
 	CU_add_test(s, "INIT_ROW_FORMAT_DYNAMIC", test_dynamic_create);
 	CU_add_test(s, "COMPACT inserts, copies, directory split", test_dynamic_insert_split);
 	CU_add_test(s, "COMPACT deletes, balance, merge, free list, reuse", test_dynamic_delete_reuse);
 	CU_add_test(s, "node pointer, instant, R-tree, 1 KiB pages", test_dynamic_page_kinds);
 	CU_add_test(s, "REDUNDANT inserts and split", test_redundant_insert_split);
 	CU_add_test(s, "REDUNDANT deletes, free list, reuse", test_redundant_delete_reuse);
-	CU_add_test(s, "spec 2.9 WRITE/MEMSET/MEMMOVE bytes", test_spec_write_memset_chain);
+	CU_add_test(s, "doc/redo-records.md §9 WRITE/MEMSET/MEMMOVE bytes", test_spec_write_memset_chain);
 	CU_add_test(s, "WRITE, MEMSET, MEMMOVE, running offset", test_physical);
 	CU_add_test(s, "INIT_PAGE, FREE_PAGE, OPTION, TRIM_PAGES", test_init_free_option);
 	CU_add_test(s, "UNDO_INIT, UNDO_APPEND", test_undo);

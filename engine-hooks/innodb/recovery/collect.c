@@ -523,7 +523,7 @@ static int split_pass1(collector *r, const uint8_t *m, uint32_t len, uint64_t ls
 	while ((st = redo_rec_next(&it, &h)) != REDO_REC_DONE) {
 		/* the one-byte FILE_CHECKPOINT padding (f1 00) has no room for the
 		 * page identifier the collector reads in every file record: refused
-		 * (the verifier takes it; the server writes no padding, spec 2.7) */
+		 * (the verifier takes it; the server writes no padding, doc/redo-records.md §7) */
 		if (st != REDO_REC_OK || (h.padding && h.body_len < 2))
 			return fail(why, whylen, "malformed record at +%zu", (size_t)h.start);
 		if (h.file) {

@@ -1,6 +1,6 @@
 /*
  * replay.c - replay of InnoDB redo records on one page frame (see replay.h,
- * spec sections 2.3-2.6 and 3.2-3.10).
+ * doc/redo-records.md §3-§6 and §11-§19).
  *
  * replay_entry() walks the records of one entry with redo_rec_next() (redo.h:
  * header byte, length, the page identifier when the same_page bit is clear),
@@ -33,7 +33,7 @@
 #include "common/bytes.h"
 #include "innodb/redo.h"
 
-/* EXTENDED subtypes (spec 2.5); record types are redo.h's REDO_T_*. */
+/* EXTENDED subtypes (doc/redo-records.md §5); record types are redo.h's REDO_T_*. */
 enum {
 	X_INIT_REDUNDANT = 0,
 	X_INIT_DYNAMIC = 1,
@@ -48,7 +48,7 @@ enum {
 	X_TRIM_PAGES = 10,
 };
 
-/* FIL header, index page header (spec 3.3), undo page header (3.5). */
+/* FIL header, index page header (doc/redo-records.md §12), undo page header (§14). */
 enum {
 	FIL_PAGE_OFFSET = 4,
 	FIL_PAGE_PREV = 8,
@@ -91,7 +91,7 @@ enum {
 	UNDO_SEG_END = 86,
 };
 
-/* System records as INIT_ROW_FORMAT_* lays them out from byte 94 (spec 3.4):
+/* System records as INIT_ROW_FORMAT_* lays them out from byte 94 (doc/redo-records.md §13):
  * header, "infimum", header, "supremum". */
 static const uint8_t infsup_redundant[31] = {
 	0x08, 0x01, 0x00, 0x00, 0x03, 0x00, 0x74, 0x69, 0x6e, 0x66, 0x69, 0x6d, 0x75, 0x6d, 0x00, 0x09,
@@ -503,7 +503,7 @@ static int find_owner(const actx *c, const ipage *ip, uint32_t r, uint32_t max, 
 	return 0;
 }
 
-/* ---- directory maintenance (spec 3.9) */
+/* ---- directory maintenance (doc/redo-records.md §18) */
 
 /* Whether r may be held by a directory slot. */
 static bool slot_rec_ok(const ipage *ip, uint32_t r)
@@ -591,7 +591,7 @@ static int insert_finish(const actx *c, ipage *ip, const uint32_t *own, uint32_t
 	return own[1] == OWNED_MAX ? split_slot(c, ip, own[2]) : 0;
 }
 
-/* ---- INSERT_*_REDUNDANT (spec 3.6) */
+/* ---- INSERT_*_REDUNDANT (doc/redo-records.md §15) */
 
 /* Decoded arguments of an insert. */
 typedef struct ins {
@@ -720,7 +720,7 @@ static int insert_redundant(const actx *c, const ins *in)
 	return insert_finish(c, &ip, own, last_insert, prev_rec, next_rec);
 }
 
-/* ---- INSERT_*_DYNAMIC (spec 3.7) */
+/* ---- INSERT_*_DYNAMIC (doc/redo-records.md §16) */
 
 /* Check the predecessor of a COMPACT insert and find its successor. */
 static int new_prev(const actx *c, const ipage *ip, const ins *in, uint32_t prev_rec, uint32_t *next_rec)
@@ -799,7 +799,7 @@ static int insert_dynamic(const actx *c, const ins *in)
 	return insert_finish(c, &ip, own, last_insert, prev_rec, next_rec);
 }
 
-/* ---- deletes (spec 3.8) and the free-list push (3.9) */
+/* ---- deletes (doc/redo-records.md §17) and the free-list push (§18.1) */
 
 /* Remove record r (extra header bytes, dsize data bytes) from the heap:
  * shrink the heap top when it is the last heap record, else push it on the free list. */

@@ -4,7 +4,7 @@
  *
  * Crash recovery groups the records of each mini-transaction by page; one such
  * group is an "entry". replay_entry() replays one entry on the page frame the
- * way the server's recovery does (spec sections 2.3-2.5 and 3.2-3.10): the
+ * way the server's recovery does (doc/redo-records.md §3-§5 and §11-§19): the
  * physical records WRITE, MEMSET, MEMMOVE, INIT_PAGE and FREE_PAGE, OPTION
  * (skipped), and every EXTENDED subtype (index page creation in both row
  * formats, undo page init/append, REDUNDANT and COMPACT/DYNAMIC inserts and

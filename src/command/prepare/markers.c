@@ -1,5 +1,5 @@
 /*
- * markers.c - carry out the DDL markers a backup leaves (spec 5.6).
+ * markers.c - carry out the DDL markers a backup leaves (doc/backup-directory.md §10).
  *
  * A backup copies datafiles while DDL runs; at the end it leaves markers
  * that bring the copy to the table set of the backup point:
