@@ -132,7 +132,9 @@ for container in xbstream tar dir; do
           size=$(stat -c %s "$victim")
           [[ $size -gt $((40 + 2 * 262160)) ]] || fail "no encrypted file of 2 chunks to tamper with ($victim: $size bytes)"
           rm -rf "$out/bad3"; cp -a "$raw" "$out/bad3"; victim=${victim/bad2/bad3}
-          printf '\x55' | dd of="$victim" bs=1 seek=$((size / 2)) conv=notrunc status=none
+          # the byte's complement: a fixed value would change nothing one time in 256
+          old=$(dd if="$victim" bs=1 skip=$((size / 2)) count=1 status=none | od -An -tu1 | tr -d ' ')
+          printf "\\x$(printf %02x $(( old ^ 0xff )))" | dd of="$victim" bs=1 seek=$((size / 2)) conv=notrunc status=none
           xb_run --decrypt=AES256 --encrypt-key-file="$KEY" --decompress --target-dir="$out/bad3"
           assert_eq "$(error_code_of DECRYPT)" "$XB_RC" "flipped byte: exit code"
           assert_contains "$XB_ERR" "${victim##*/}" "flipped byte: message names the file"
