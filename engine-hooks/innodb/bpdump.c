@@ -12,10 +12,9 @@
  * low, space high) between the array and one temporary copy, skipping every
  * digit in which all entries agree (usually the two high ones), then one
  * pass drops duplicates. The text writer formats numbers two digits at a
- * time from a table into a buffer sized for the longest line. Spec section 6.
+ * time from a table into a buffer sized for the longest line. doc/dump-files.md.
  */
 #include "innodb/bpdump.h"
-#include "platform/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +24,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/bytes.h"
+#include "platform/file.h"
 
 #define TEXT_LINE_MAX 22u       /* "4294967295,4294967295\n" */
 #define SHOW_MAX 40u            /* bytes of a bad line shown in a message */
@@ -205,19 +207,6 @@ int bp_parse_text(const uint8_t *buf, size_t len, const char *name, bp_dump *out
 
 /* ---- binary */
 
-static inline uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 int bp_parse_lru(const uint8_t *buf, size_t len, const char *name, bp_dump *out, xb_error *err)
 {
 	if (!name)
@@ -225,8 +214,8 @@ int bp_parse_lru(const uint8_t *buf, size_t len, const char *name, bp_dump *out,
 	out->n = 0;
 	size_t n = 0, max = len / BP_LRU_RECORD;
 	/* find the terminator first: the array is then allocated exactly */
-	while (n < max && !(be32(buf + n * BP_LRU_RECORD) == UINT32_MAX &&
-			    be32(buf + n * BP_LRU_RECORD + 4) == UINT32_MAX))
+	while (n < max && !(be32_get(buf + n * BP_LRU_RECORD) == UINT32_MAX &&
+			    be32_get(buf + n * BP_LRU_RECORD + 4) == UINT32_MAX))
 		n++;
 	if (n == max && len % BP_LRU_RECORD) {
 		bp_dump_free(out);
@@ -240,8 +229,8 @@ int bp_parse_lru(const uint8_t *buf, size_t len, const char *name, bp_dump *out,
 		return rc;
 	}
 	for (size_t i = 0; i < n; i++) {
-		out->v[i].space_id = be32(buf + i * BP_LRU_RECORD);
-		out->v[i].page_no = be32(buf + i * BP_LRU_RECORD + 4);
+		out->v[i].space_id = be32_get(buf + i * BP_LRU_RECORD);
+		out->v[i].page_no = be32_get(buf + i * BP_LRU_RECORD + 4);
 	}
 	out->n = n;
 	return 0;
@@ -432,8 +421,8 @@ int bp_write_lru(const bp_dump *d, uint8_t **out, size_t *len, xb_error *err)
 	if (!buf)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory writing %zu buffer-pool dump entries", d->n);
 	for (size_t i = 0; i < d->n; i++) {
-		put_be32(buf + i * BP_LRU_RECORD, d->v[i].space_id);
-		put_be32(buf + i * BP_LRU_RECORD + 4, d->v[i].page_no);
+		be32_put(buf + i * BP_LRU_RECORD, d->v[i].space_id);
+		be32_put(buf + i * BP_LRU_RECORD + 4, d->v[i].page_no);
 	}
 	memset(buf + d->n * BP_LRU_RECORD, 0xff, BP_LRU_RECORD);
 	*out = buf;

@@ -3,7 +3,7 @@
  *
  * A buffer-pool dump lists the pages that were in the buffer pool, most
  * recently used first, so a restarted server can read them back in. Two
- * formats exist (spec section 6):
+ * formats exist (doc/dump-files.md):
  *   - ib_buffer_pool (MariaDB 10.x): ASCII, one "<space_id>,<page_no>\n"
  *     line per page, both decimal unsigned 32-bit, nothing else;
  *   - ib_lru_dump (old XtraDB): 8-byte records, big-endian space id and page

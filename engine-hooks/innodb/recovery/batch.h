@@ -11,7 +11,7 @@
  * server's flush does (recompressing page_compressed pages), verifies the
  * result and writes runs of adjacent modified pages with one write. Pages
  * whose last state is FREE_PAGE, and pages already current, are not written.
- * Spec section 3.1.
+ * doc/redo-records.md §10.
  */
 #ifndef XB_INNODB_RECOVERY_BATCH_H
 #define XB_INNODB_RECOVERY_BATCH_H

@@ -14,7 +14,7 @@
  * to page 0 (FSP_SIZE, FSP_SPACE_FLAGS: files are extended to that size
  * before apply) and truncation. Entries live in an arena of 1 MiB chunks;
  * when the arena and the page table together reach the budget the caller
- * applies the batch and calls collect_batch_reset(). Spec section 3.1.
+ * applies the batch and calls collect_batch_reset(). doc/redo-records.md §10.
  */
 #ifndef XB_INNODB_RECOVERY_COLLECT_H
 #define XB_INNODB_RECOVERY_COLLECT_H
