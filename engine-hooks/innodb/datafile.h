@@ -1,7 +1,7 @@
 /*
  * datafile.h - copy one InnoDB datafile (.ibd, ibdata*, undo*) into a sink.
  *
- * The file is read in big chunks through the O_DIRECT/libaio reader
+ * The file is read in big chunks through the direct-I/O asynchronous reader
  * (platform/aio.h), every page is validated as it passes (checksum of the
  * tablespace's format, LSN copies, page number: innodb_page_is_valid), and
  * the chunk goes to the sink as it is. A page that fails validation is

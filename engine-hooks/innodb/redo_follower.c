@@ -12,8 +12,8 @@
  * (a stale mtr from two passes ago would carry a valid CRC and the right
  * sequence bit; only this bookkeeping catches it).
  *
- * The log is read with O_DIRECT when the file system allows it: the server
- * writes its log with O_DIRECT (innodb_log_file_buffering=OFF, the default),
+ * The log is read with direct I/O when the file system allows it: the server
+ * writes its log with direct I/O (innodb_log_file_buffering=OFF, the default),
  * and on Linux a buffered read racing with a direct write can leave a stale
  * page in the page cache, which a buffered reader would then keep seeing
  * (the kernel only warns "Page cache invalidation failure on direct I/O").
@@ -42,7 +42,6 @@
 #include "redo_follower.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -86,7 +85,7 @@ struct redo_follower {
 
 	/* the log file; touched by the follower thread only (or by stop after the join) */
 	int fd;              /* open descriptor of the log */
-	bool direct;         /* fd has O_DIRECT */
+	bool direct;         /* fd bypasses the page cache */
 	dev_t dev;           /* identity of the file behind fd, to notice a replaced log */
 	ino_t ino;           /* same */
 	uint64_t first_lsn;  /* header first_lsn */
@@ -171,7 +170,7 @@ static int read_lsn_range(redo_follower *rf, uint64_t lsn, uint8_t *dst, size_t 
 	return 0;
 }
 
-/* Open path (O_DIRECT when possible) and parse its header area. */
+/* Open path (direct I/O when possible) and parse its header area. */
 static int open_log(const char *path, int *fd_out, bool *direct, struct stat *st, redo_log_info *li, xb_error *err)
 {
 	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ | XB_FILE_DIRECT, 0, NULL);
@@ -621,7 +620,7 @@ int redo_follower_start(const redo_follower_cfg *cfg, redo_follower **out, xb_er
 	xb_info("Redo log (from LSN %llu) is copied from %s (%s, %llu-byte log, checkpoint end LSN %llu%s)",
 		(unsigned long long)li.cp.checkpoint_lsn, rf->log_path,
 		li.hdr.encrypted ? "encrypted" : "not encrypted", (unsigned long long)li.file_size,
-		(unsigned long long)li.cp.end_lsn, rf->direct ? ", O_DIRECT" : "");
+		(unsigned long long)li.cp.end_lsn, rf->direct ? ", direct I/O" : "");
 
 	bool caught_up;
 	if ((rc = follow_round(rf, &caught_up, err))) {

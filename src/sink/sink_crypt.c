@@ -44,7 +44,6 @@
 #include "sink_crypt.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -57,6 +56,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "platform/file.h"
 
 #define MAGIC "XBAEAD01"
 #define VERSION 1
@@ -72,7 +72,7 @@
 #define CHUNK_MIN 4096u
 #define CHUNK_MAX (16u << 20)
 #define OUT_CHUNKS 4             /* chunks gathered per inner write */
-#define BUF_ALIGN 4096u          /* so a directory sink can write with O_DIRECT */
+#define BUF_ALIGN 4096u          /* so a directory sink can write it with direct I/O */
 #define SUFFIX ".xbcrypt"
 #define SUFFIX_LEN 8
 #define KEY_HINT "generate one with: openssl rand -hex 32 > FILE && chmod 600 FILE"
@@ -538,7 +538,7 @@ static int load_key_file(const char *path, uint8_t key[XB_CRYPT_KEY_LEN], xb_err
 {
 	char what[4200];
 	snprintf(what, sizeof what, "--encrypt-key-file %s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
 	if (fd < 0)
 		return xb_err_set(err, XB_E_USAGE, "cannot open %s: %s", what, strerror(errno)),
 		       xb_err_hint(err, KEY_HINT);

@@ -44,7 +44,7 @@
 #include "common/log.h"
 
 #define OUT_SIZE (1u << 20)          /* output gathered before an inner write */
-#define OUT_ALIGN 4096u              /* so a directory sink can write it with O_DIRECT */
+#define OUT_ALIGN 4096u              /* so a directory sink can write it with direct I/O */
 #define FREE_MAX 16                  /* contexts kept for reuse */
 #define JOB_MIN (512u << 10)         /* ZSTDMT_JOBSIZE_MIN */
 #define JOB_MAX (512u << 20)         /* well under ZSTDMT_JOBSIZE_MAX */

@@ -16,7 +16,6 @@
 #include "innodb/recovery/batch.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -301,7 +300,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 }
 
 /* Ask the kernel to start reading the pages the worker will need soon
- * (posix_fadvise WILLNEED queues the reads asynchronously), keeping about
+ * (the read-ahead advice, xb_file_advise, queues the reads asynchronously), keeping about
  * PREFETCH_PAGES ahead of the page being applied: the disk then works on
  * many reads at once instead of one per thread. */
 #define PREFETCH_PAGES 512
