@@ -204,6 +204,11 @@ bool inv_is_link_file(const char *name)
 	return has_end(name, LINK_END);
 }
 
+bool inv_is_database_name(const char *name)
+{
+	return name[0] != '.' && name[0] != '#' && strcmp(name, "lost+found");
+}
+
 bool inv_is_redo_name(const char *name)
 {
 	return !strcmp(name, REDO_NAME);
@@ -529,7 +534,7 @@ static int server_db_file(void *ctx, const xb_dirent *e, xb_error *err)
 static int server_db(void *ctx, const xb_dirent *e, xb_error *err)
 {
 	server_scan *s = ctx;
-	if (e->name[0] == '.' || e->name[0] == '#' || !strcmp(e->name, "lost+found") || !e->is_dir)
+	if (!inv_is_database_name(e->name) || !e->is_dir)
 		return 0;
 	s->db = e->name;
 	s->db_first = s->inv->n;

@@ -148,6 +148,8 @@ bool inv_is_undo_name(const char *name);   /* an undo tablespace: "undo" and thr
 bool inv_is_table_file(const char *name);  /* a tablespace file of a table (ends in .ibd) */
 bool inv_is_link_file(const char *name);   /* a DATA DIRECTORY link file (ends in .isl) */
 bool inv_is_redo_name(const char *name);   /* the redo log */
+/* an entry of the datadir that can be a database directory (not '.'/'#'-led, not lost+found) */
+bool inv_is_database_name(const char *name);
 
 /* The functions below write into out (n bytes) the path dir "/" NAME, or NAME
  * alone when dir is NULL; XB_E_USAGE when it does not fit (see common/path.h). */

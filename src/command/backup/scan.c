@@ -82,7 +82,7 @@ static int for_each_db(backup_ctx *c, int (*fn)(backup_ctx *, const char *db, co
 	struct dirent *e;
 	int rc = 0;
 	while (!rc && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, "lost+found") || e->d_name[0] == '#')
+		if (!inv_is_database_name(e->d_name))
 			continue;
 		char path[4096];
 		if ((rc = xb_path_join(path, sizeof path, c->lay.datadir, e->d_name, err)))
