@@ -11,6 +11,13 @@
 #include "common/log.h"
 #include "config/options.h"
 
+/* The exit status for a result: mariabackup's unless --exit-status=detailed. */
+static int exit_status(const xb_options *o, const xb_error *err, int rc)
+{
+	const char *mode = o->val[XB_OPT_EXIT_STATUS];
+	return xb_err_exit_status(err, rc, mode && !strcmp(mode, "detailed"));
+}
+
 int main(int argc, char **argv)
 {
 	xb_options o;
@@ -25,8 +32,9 @@ int main(int argc, char **argv)
 	int rc = xb_options_parse(&o, argc, argv, &err);
 	if (rc) {
 		xb_log_error(&err);
+		int status = exit_status(&o, &err, rc);
 		xb_options_free(&o);
-		return rc;
+		return status;
 	}
 	if (o.print_defaults) {
 		xb_options_print_defaults(&o, stdout);
@@ -35,7 +43,9 @@ int main(int argc, char **argv)
 	}
 	switch (o.command) {
 	case XB_OPT_VERSION:
-		printf("xtrabackup version %s for MariaDB 10.11 (10.8+ redo format)\n", XB_VERSION);
+		/* on stderr, as mariabackup prints it; scripts look for "based on MariaDB server" */
+		fprintf(stderr, "%s based on MariaDB server 10.11 formats (xtrabackup version %s, "
+				"for MariaDB 10.11, 10.8+ redo format)\n", base, XB_VERSION);
 		break;
 	case XB_OPT_HELP:
 		xb_options_help(stdout);
@@ -58,6 +68,9 @@ int main(int argc, char **argv)
 	case XB_OPT_MOVE_BACK:
 		xb_info("xtrabackup %s: --move-back (command line: %s)", XB_VERSION, o.tool_command);
 		rc = cmd_move_back(&o, &err);
+		break;
+	case XB_OPT_PRINT_PARAM:
+		rc = cmd_print_param(&o, &err);
 		break;
 	case XB_OPT_SORT_DUMP:
 		rc = cmd_sort_dump(&o, &err);
@@ -89,6 +102,7 @@ int main(int argc, char **argv)
 		 o.command == XB_OPT_MOVE_BACK || o.command == XB_OPT_SORT_DUMP || o.command == XB_OPT_DECOMPRESS ||
 		 o.command == XB_OPT_EXTRACT)
 		xb_log_raw("completed OK!");
+	int status = exit_status(&o, &err, rc);
 	xb_options_free(&o);
-	return rc;
+	return status;
 }

@@ -3,7 +3,9 @@
  *
  * A signal only sets a flag; long-running loops poll command_interrupted()
  * and unwind normally, so files are closed, temporary names removed and no
- * completion marker is written.
+ * completion marker is written. A signal the parent set to be ignored (a
+ * script running "xtrabackup &" ignores SIGINT for it) stays ignored, as with
+ * mariabackup.
  */
 #include "command.h"
 
@@ -22,9 +24,13 @@ void command_signals_init(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 	signal(SIGPIPE, SIG_IGN);
 }
 

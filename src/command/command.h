@@ -15,6 +15,7 @@ int cmd_backup(const xb_options *o, xb_error *err);
 int cmd_prepare(const xb_options *o, xb_error *err);
 int cmd_copy_back(const xb_options *o, xb_error *err);
 int cmd_move_back(const xb_options *o, xb_error *err);
+int cmd_print_param(const xb_options *o, xb_error *err);     /* --print-param */
 int cmd_sort_dump(const xb_options *o, xb_error *err);
 int cmd_decode(const xb_options *o, xb_error *err);          /* --decompress / --decrypt of --target-dir */
 int cmd_xbstream_extract(const xb_options *o, xb_error *err); /* xbstream -x */

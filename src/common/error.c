@@ -30,6 +30,7 @@ int xb_err_set(xb_error *err, int code, const char *fmt, ...)
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
 	err->hint[0] = '\0';
+	err->getopt_status = 0;
 	return code;
 }
 
@@ -71,6 +72,18 @@ void xb_err_clear(xb_error *err)
 	err->code = 0;
 	err->msg[0] = '\0';
 	err->hint[0] = '\0';
+	err->getopt_status = 0;
+}
+
+int xb_err_exit_status(const xb_error *err, int code, int detailed)
+{
+	if (code == 0)
+		return 0;
+	if (detailed)
+		return code;
+	if (err && err->code == code && err->getopt_status)
+		return err->getopt_status;
+	return 1;
 }
 
 const char *xb_err_name(int code)

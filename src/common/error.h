@@ -5,8 +5,11 @@
  * returns an int: 0 on success, else one of the XB_E_* codes from error.def.
  * The error object carries the one-line message (lower case, no trailing
  * period, naming the file/LSN/option involved) and an optional hint line.
- * Codes are stable and double as the process exit code. Nothing here jumps:
- * the code is threaded and runs inside library callbacks.
+ * Codes are stable. They are printed in the error line ("Error: [007] ...")
+ * and are the process exit code with --exit-status=detailed; by default the
+ * exit status is mariabackup's (1 for a failed run, my_getopt's statuses for
+ * a bad option: see xb_err_exit_status). Nothing here jumps: the code is
+ * threaded and runs inside library callbacks.
  */
 #ifndef XB_ERROR_H
 #define XB_ERROR_H
@@ -23,7 +26,21 @@ typedef struct xb_error {
 	int code;          /* XB_E_* code, 0 when no error is set */
 	char msg[1024];    /* one-line message */
 	char hint[512];    /* optional hint, "" when none */
+	int getopt_status; /* for an option error: mariabackup's (my_getopt's) exit status, else 0 */
 } xb_error;
+
+/* my_getopt's exit statuses, which mariabackup returns for a bad option. */
+enum {
+	XB_GETOPT_UNKNOWN_OPTION = 2,   /* an unknown option without a value */
+	XB_GETOPT_NO_ARGUMENT_ALLOWED = 4, /* a value given to an option that takes none */
+	XB_GETOPT_ARGUMENT_REQUIRED = 5, /* an option that needs a value got none */
+	XB_GETOPT_UNKNOWN_VARIABLE = 7, /* an unknown option with a value (always so in option files) */
+	XB_GETOPT_ARGUMENT_INVALID = 13, /* a value of the wrong type or out of range */
+};
+
+/* The process exit status for an error code: the code itself when detailed,
+ * else mariabackup's: the option error's getopt_status, or 1. */
+int xb_err_exit_status(const xb_error *err, int code, int detailed);
 
 /* Set code and message (printf style); returns code so callers can `return xb_err_set(...)`. */
 int xb_err_set(xb_error *err, int code, const char *fmt, ...)

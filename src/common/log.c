@@ -79,7 +79,7 @@ void xb_log_error(const xb_error *err)
 {
 	if (!err || !err->code)
 		return;
-	log_plain(0, "Error: ", err->msg);
+	xb_log(0, "Error: [%03d] %s", err->code, err->msg);
 	if (err->hint[0])
 		log_plain(0, "HINT: ", err->hint);
 }

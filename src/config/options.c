@@ -25,7 +25,8 @@
 #include "common/log.h"
 
 enum { T_CMD, T_BOOL, T_INT, T_SIZE, T_STR, T_PATH };
-enum { OF_CONN = 1, OF_SERVER = 2, OF_SECRET = 4, OF_OPTARG = 8, OF_COMPAT = 16, OF_LATER = 32, OF_ANYCASE = 64 };
+enum { OF_CONN = 1, OF_SERVER = 2, OF_SECRET = 4, OF_OPTARG = 8, OF_COMPAT = 16, OF_LATER = 32, OF_ANYCASE = 64,
+       OF_OBSOLETE = 128, OF_REST = 256 };
 #define NOLIM LLONG_MIN
 #define CMD T_CMD
 #define BOOL T_BOOL
@@ -52,7 +53,7 @@ static const struct opt_def {
 #undef XB_OPT
 };
 
-const char *const xb_groups_server[] = {"mysqld", "server", "mariadb", "mariadbd", "client-server",
+const char *const xb_groups_server[] = {"mysqld", "server", "mariadb", "mariadbd", "client-server", "galera",
 					 "mysqld-10.11", "server-10.11", "mariadb-10.11", "mariadbd-10.11", NULL};
 const char *const xb_groups_client[] = {"client", "client-server", "client-mariadb", NULL};
 const char *const xb_groups_tool[] = {"xtrabackup", "mariabackup", "mariadb-backup", NULL};
@@ -202,6 +203,14 @@ static bool in_range(const struct opt_def *d, const char *value, long long i, ui
 	return true;
 }
 
+/* Mark an option error with mariabackup's exit status for it; returns XB_E_USAGE. */
+static int getopt_status(xb_error *err, int status)
+{
+	if (err)
+		err->getopt_status = status;
+	return XB_E_USAGE;
+}
+
 /* Store a value after checking it against the option's type, range and choices. */
 static int store(xb_options *o, int id, const char *value, const char *src, xb_error *err)
 {
@@ -210,6 +219,10 @@ static int store(xb_options *o, int id, const char *value, const char *src, xb_e
 	long long i = 0;
 	uint64_t z = 0;
 	if (d->type == T_CMD) {
+		if (value) {
+			xb_err_set(err, XB_E_USAGE, "option --%s takes no value (%s)", d->name, src);
+			return getopt_status(err, XB_GETOPT_NO_ARGUMENT_ALLOWED);
+		}
 		if (o->command >= 0 && o->command != id)
 			return xb_err_set(err, XB_E_USAGE, "--%s and --%s cannot be used together",
 					  opts[o->command].name, d->name);
@@ -219,17 +232,22 @@ static int store(xb_options *o, int id, const char *value, const char *src, xb_e
 	if (!value) {
 		if (d->type == T_BOOL)
 			value = "1";
-		else if (!(d->flags & OF_OPTARG))
-			return xb_err_set(err, XB_E_USAGE, "option --%s needs a value (%s)", d->name, src);
+		else if (!(d->flags & OF_OPTARG)) {
+			xb_err_set(err, XB_E_USAGE, "option --%s needs a value (%s)", d->name, src);
+			return getopt_status(err, XB_GETOPT_ARGUMENT_REQUIRED);
+		}
 	}
 	if (value && ((d->type == T_BOOL && parse_bool(value, &b)) ||
 		      (d->type == T_INT && parse_int(value, &i)) ||
 		      (d->type == T_SIZE && xb_parse_size(value, &z)) || !in_range(d, value, i, z))) {
 		char use[256];
 		accepted(d, use, sizeof use);
-		return xb_err_set(err, XB_E_USAGE, "invalid value for --%s: '%s' (%s)%s%s", d->name,
-				  d->flags & OF_SECRET ? "***" : value, src, *use ? ": use " : "", use);
+		xb_err_set(err, XB_E_USAGE, "invalid value for --%s: '%s' (%s)%s%s", d->name,
+			   d->flags & OF_SECRET ? "***" : value, src, *use ? ": use " : "", use);
+		return getopt_status(err, XB_GETOPT_ARGUMENT_INVALID);
 	}
+	if (d->flags & OF_OBSOLETE)
+		xb_info("Obsolete option: %s. Ignored (%s)", d->name, src);
 	free(o->val[id]);
 	free(o->src[id]);
 	o->val[id] = value ? strdup(value) : strdup("");
@@ -262,16 +280,30 @@ static int apply_named(xb_options *o, const char *raw, size_t n, const char *val
 	}
 	int id = find_long(raw, n);
 	if (id < 0 || (only_flags && !(opts[id].flags & only_flags))) {
-		if (!strict || loose || only_flags)
+		if (!strict || only_flags)
 			return 0;
-		return xb_err_set(err, XB_E_USAGE, "unknown option '--%.*s' (%s)", (int)n, raw, src),
-		       xb_err_hint(err, "see xtrabackup --help; prefix it with loose- in an option file to ignore it");
+		if (loose) {
+			/* as the server and mariabackup do; never silent, so a misspelt
+			 * option that would change the backup is seen in the log */
+			xb_warn("unknown option '--loose-%.*s' ignored (%s)", (int)n, raw, src);
+			return 0;
+		}
+		xb_err_set(err, XB_E_USAGE, "unknown option '--%.*s' (%s)", (int)n, raw, src);
+		getopt_status(err, value ? XB_GETOPT_UNKNOWN_VARIABLE : XB_GETOPT_UNKNOWN_OPTION);
+		if (!strcmp(src, "command line"))
+			xb_err_hint(err, "see xtrabackup --help, which also lists the mariabackup options not available yet");
+		else
+			xb_err_hint(err, "see xtrabackup --help; if the option is meant for another program "
+					 "reading this group, write it as loose-%.*s", (int)n, raw);
+		return XB_E_USAGE;
 	}
 	if (neg) {
 		if (opts[id].type != T_BOOL)
 			return xb_err_set(err, XB_E_USAGE, "option --%s cannot be negated (%s)", opts[id].name, src);
-		if (value)
-			return xb_err_set(err, XB_E_USAGE, "option --%s takes no value here (%s)", opts[id].name, src);
+		if (value) {
+			xb_err_set(err, XB_E_USAGE, "option --%s takes no value here (%s)", opts[id].name, src);
+			return getopt_status(err, XB_GETOPT_NO_ARGUMENT_ALLOWED);
+		}
 		value = neg;
 	}
 	if (opts[id].type == T_CMD && src[0] != 'c')
@@ -400,15 +432,19 @@ int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
 				value = argv[++i];
 			if ((rc = apply_named(o, name, n, value, "command line", true, 0, err)))
 				return rc;
+			if (id >= 0 && (opts[id].flags & OF_REST))
+				break;  /* the rest is the server's command line */
 			if (id >= 0 && (opts[id].flags & OF_SECRET) && value && *value) {
 				xb_warn("Using a password on the command line interface can be insecure");
 				memset((char *)value, 'x', strlen(value));
 			}
 		} else if (a[0] == '-' && a[1] && a[1] != '-') {
 			int id = find_short(a[1]);
-			if (id < 0)
-				return xb_err_set(err, XB_E_USAGE, "unknown option '-%c' (command line)", a[1]),
-				       xb_err_hint(err, "see xtrabackup --help");
+			if (id < 0) {
+				xb_err_set(err, XB_E_USAGE, "unknown option '-%c' (command line)", a[1]);
+				xb_err_hint(err, "see xtrabackup --help");
+				return getopt_status(err, XB_GETOPT_UNKNOWN_OPTION);
+			}
 			const char *value = a[2] ? a + 2 : NULL;
 			if (!value && opts[id].type != T_BOOL && opts[id].type != T_CMD &&
 			    !(opts[id].flags & OF_OPTARG) && i + 1 < argc)

@@ -117,9 +117,12 @@ listed() {   # listed FILE NAME: is NAME (or its base name) listed in FILE?
     grep -vE '^\s*(#|$)' "$1" 2>/dev/null | awk '{print $1}' | grep -qxF -e "${2// /}" -e "$base"
 }
 first_error() {   # the first error line MTR printed for a failed test
-    awk -v t="$1" 'index($0,t)==1 && /\[ fail \]/ {f=1; next}
-        f && /(mysqltest: |At line|ERROR|error|Error|failed|timed out|Timeout)/ {print; exit}
-        f && /^mariabackup\./ {exit}' "$log1" "$OUT/mtr-pass2.log" 2>/dev/null | head -1 | cut -c1-200
+    local pat
+    for pat in '(mysqltest: |Error: |Test case timeout|timed out)' '(ERROR|failed|Timeout|differ)'; do
+        awk -v t="$1" -v p="$pat" 'index($0,t)==1 && /\[ fail \]/ {f=1; next}
+            f && $0 ~ p {print; exit}
+            f && /^mariabackup\./ {exit}' "$log1" "$OUT/mtr-pass2.log" 2>/dev/null | head -1 | cut -c1-240 | grep . && return
+    done
 }
 
 pass=0 fail=0 pend=0 skip=0

@@ -19,6 +19,7 @@
 #include "backup_int.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,13 +28,34 @@
 
 #include "command/crypt_settings.h"
 #include "common/log.h"
+#include "common/path.h"
+#include "info/checkpoints.h"
+#include "innodb/inventory.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_remote.h"
 #include "sink/sink_tar.h"
 #include "sink/sink_xbstream.h"
 #include "sink/sink_zstd.h"
 
-static int check_empty_dir(const char *dir, xb_error *err)
+/* True when a directory (a database directory of an earlier backup) holds any file. */
+static bool dir_has_files(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	struct dirent *e;
+	bool any = false;
+	while (!any && (e = readdir(d)))
+		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return any;
+}
+
+/* A target directory may hold anything (the log the shell created for
+ * "2> $D/backup.log", lost+found of a mount point, marker files) except what
+ * would mix two backups: an earlier backup's metadata, InnoDB files or
+ * database directories. */
+static int check_target_dir(const char *dir, xb_error *err)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
@@ -42,13 +64,21 @@ static int check_empty_dir(const char *dir, xb_error *err)
 		return xb_err_set(err, XB_E_TARGET, "cannot open target directory %s: %s", dir, strerror(errno));
 	}
 	struct dirent *e;
-	int n = 0;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
+	char found[256] = "";
+	while (!found[0] && (e = readdir(d))) {
+		const char *n = e->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "lost+found"))
+			continue;
+		char path[4096];
+		if (!strcmp(n, XB_CHECKPOINTS_FILE) || !strcmp(n, "xtrabackup_info") || !strcmp(n, "backup-my.cnf") ||
+		    inv_is_redo_name(n) || inv_is_undo_name(n) || inv_is_table_file(n) || !strncmp(n, "ibdata", 6) ||
+		    (inv_is_database_name(n) && !xb_path_join(path, sizeof path, dir, n, NULL) && dir_has_files(path)))
+			snprintf(found, sizeof found, "%s", n);
+	}
 	closedir(d);
-	if (n)
-		return xb_err_set(err, XB_E_TARGET, "target directory %s is not empty", dir),
+	if (found[0])
+		return xb_err_set(err, XB_E_TARGET, "target directory %s already holds a backup or datafiles (%s)", dir,
+				  found),
 		       xb_err_hint(err, "give each backup a new directory, e.g. --target-dir=/backups/$(date +%%F_%%H-%%M-%%S)");
 	return 0;
 }
@@ -63,10 +93,10 @@ int target_resolve(const xb_options *o, target_settings *t, xb_error *err)
 			return xb_err_set(err, XB_E_USAGE, "--stream and a remote --target-dir (%s) exclude each other",
 					  t->dir),
 			       xb_err_hint(err, "use one: --target-dir=sftp://... uploads the files themselves");
-		t->kind = !strcmp(t->stream, "xbstream") ? TARGET_XBSTREAM : TARGET_TAR;
-	} else if (!t->dir) {
-		return xb_err_set(err, XB_E_USAGE, "--backup needs --target-dir (or --stream)"),
-		       xb_err_hint(err, "e.g. xtrabackup --backup --target-dir=/backups/$(date +%%F)");
+		/* mbstream is MariaDB's name for the same format */
+		t->kind = strcmp(t->stream, "tar") ? TARGET_XBSTREAM : TARGET_TAR;
+		if (!xb_opt_isset(o, XB_OPT_TARGET_DIR))
+			t->dir = NULL;
 	} else if (strstr(t->dir, "://") && !xb_sink_remote_url(t->dir)) {
 		return xb_err_set(err, XB_E_USAGE, "unsupported --target-dir %s: remote targets are sftp:// and scp://",
 				  t->dir);
@@ -101,7 +131,7 @@ int target_check(const target_settings *t, xb_error *err)
 				  t->stream),
 		       xb_err_hint(err, "redirect it: > backup.xbs, or | ssh host 'xbstream -x -C /backups/x'");
 	if (t->kind == TARGET_DIR)
-		return check_empty_dir(t->dir, err);
+		return check_target_dir(t->dir, err);
 	return 0;
 }
 
