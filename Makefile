@@ -31,9 +31,11 @@ UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client libmariadb-dev \
             libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev \
             libzstd-dev zlib1g-dev libcunit1-dev sysbench fio cppcheck clang libclang-rt-14-dev xxd time \
-            openssh-server openssh-client zstd bsdutils
+            openssh-server openssh-client zstd bsdutils \
+            mariadb-test mariadb-plugin-provider-bzip2 mariadb-plugin-provider-lz4 \
+            mariadb-plugin-provider-lzma mariadb-plugin-provider-lzo mariadb-plugin-provider-snappy
 
-.PHONY: all deps check check-unit check-fuzz check-asan check-asan-integration check-lint check-integration demo install clean man
+.PHONY: all deps check check-mtr check-unit check-fuzz check-asan check-asan-integration check-lint check-integration demo install clean man
 
 all: $(BUILD)/xtrabackup $(BUILD)/xbstream $(BUILD)/xtrabackup.1
 
@@ -127,6 +129,11 @@ $(BUILD)/xb_pagecmp: test/tools/xb_pagecmp.c $(BUILD)/libxb.a
 
 check-integration: all $(BUILD)/xb_pagecmp
 	@NO_SKIP=1 test/integration/run.sh
+
+# MariaDB's own test suite for mariabackup (suite/mariabackup of mariadb-test),
+# with our binary standing in for mariabackup; see test/mtr/run.sh.
+check-mtr: all
+	@test/mtr/run.sh
 
 check: deps
 	@$(MAKE) --no-print-directory all

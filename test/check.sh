@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check: every test, in order of cost. Unit tests (CUnit), the same under
 # ASan/UBSan, cppcheck, then the integration scenarios against real mariadbd
-# servers, and some of them again with the program built with ASan/UBSan. Prints a final "check: N passed, N failed" line over all stages.
+# servers, some of them again with the program built with ASan/UBSan, and
+# MariaDB's own mariabackup test suite run against our binary. Prints a final "check: N passed, N failed" line over all stages.
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0 total_fail=0 status=0
@@ -27,5 +28,6 @@ stage "cppcheck" make --no-print-directory check-lint
 stage "documentation" test/check-docs.sh
 stage "integration tests" make --no-print-directory check-integration
 stage "integration tests, program under ASan/UBSan" make --no-print-directory check-asan-integration
+stage "MariaDB's mariabackup test suite (suite/mariabackup), our binary as mariabackup" make --no-print-directory check-mtr
 echo "check: $total_pass passed, $total_fail failed"
 exit $status

@@ -112,9 +112,8 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 fi
 secs=$(( $(date +%s) - start ))
 
-listed() {   # listed FILE NAME: is NAME (or its base name) listed in FILE?
-    local base=${2%% *}
-    grep -vE '^\s*(#|$)' "$1" 2>/dev/null | awk '{print $1}' | grep -qxF -e "${2// /}" -e "$base"
+listed() {   # listed FILE NAME[,COMB...]: is the test (or this combination of it) listed in FILE?
+    grep -vE '^\s*(#|$)' "$1" 2>/dev/null | awk '{print $1}' | grep -qxF -e "$2" -e "${2%%,*}"
 }
 first_error() {   # the first error line MTR printed for a failed test
     local pat

@@ -630,7 +630,18 @@ prep_run() {
     return $PREP_RC
 }
 
-# error_code_of NAME - the exit code of error NAME (CORRUPT_PAGE...) from error.def.
+# assert_error NAME RC ERRFILE WHAT - a run of our tool failed with error NAME
+# (CORRUPT_PAGE...): exit status 1, as mariabackup's (the default
+# --exit-status), and the code of NAME in the last "Error: [NNN]" line of ERRFILE.
+assert_error() {
+    local want got
+    want=$(printf '%03d' "$(error_code_of "$1")")
+    assert_eq 1 "$2" "$4: exit status (mariabackup's: 1 for a failed run)"
+    got=$(sed -n 's/.*Error: \[\([0-9]*\)\].*/\1/p' "$3" | tail -n 1)
+    assert_eq "$want" "$got" "$4: error code $1 in the error line"
+}
+
+# error_code_of NAME - the code of error NAME (CORRUPT_PAGE...) from error.def.
 error_code_of() {
     local c
     c=$(sed -n "s/^XB_ERROR($1, *\([0-9][0-9]*\),.*/\1/p" "$TOP/src/common/error.def")

@@ -12,7 +12,6 @@
 # shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
-xb_code() { sed -n "s/^XB_ERROR($1, *\([0-9][0-9]*\),.*/\1/p" "$TOP/src/common/error.def"; }
 
 server_start src
 sql src "CREATE DATABASE c;
@@ -31,7 +30,7 @@ xb_backup src "$T/b1"
 assert_failed "$XB_RC" "$XB_ERR" "backup of a corrupt tablespace"
 [[ -e $T/b1/xtrabackup_checkpoints ]] && fail "a failed backup left xtrabackup_checkpoints"
 if [[ $XB_KIND == xtrabackup ]]; then
-    assert_eq "$(xb_code CORRUPT_PAGE)" "$XB_RC" "exit code of a corrupt page"
+    assert_error CORRUPT_PAGE "$XB_RC" "$XB_ERR" "a corrupt page"
     assert_contains "$XB_ERR" "page 5 of .*c/victim\.ibd is corrupt" "the error names file and page"
     assert_contains "$XB_ERR" "HINT: .*innochecksum" "the hint says how to check the file"
 fi
@@ -54,7 +53,7 @@ xb_backup src "$M/b2"
 assert_failed "$XB_RC" "$XB_ERR" "backup to a full file system"
 [[ -e $M/b2/xtrabackup_checkpoints ]] && fail "a backup to a full disk left xtrabackup_checkpoints"
 if [[ $XB_KIND == xtrabackup ]]; then
-    assert_eq "$(xb_code IO_WRITE)" "$XB_RC" "exit code of a full target"
+    assert_error IO_WRITE "$XB_RC" "$XB_ERR" "a full target"
     assert_contains "$XB_ERR" "No space left on device" "the error says the disk is full"
     assert_contains "$XB_ERR" "HINT: the target file system is full" "the hint"
 fi

@@ -261,7 +261,7 @@ if [[ $PUT_KIND == xtrabackup ]]; then
     before=$(tree_sums "$D")
     prep_run "$PUT" "$D" --parallel=2 --use-memory=32M
     assert_failed "$PREP_RC" "$PREP_ERR" "32M prepare of a log damaged at 7/8"
-    assert_eq "$(error_code_of REDO_CORRUPT)" "$PREP_RC" "32M prepare of a log damaged at 7/8: exit code"
+    assert_error REDO_CORRUPT "$PREP_RC" "$PREP_ERR" "32M prepare of a log damaged at 7/8"
     assert_contains "$PREP_ERR" 'the parser checks it from LSN [0-9]+ on' "damaged at 7/8: the parser checked that part"
     assert_contains "$PREP_ERR" 'ib_logfile0.* ends at LSN [0-9]+' "damaged at 7/8: the error names the log and the LSN"
     assert_eq "$before" "$(tree_sums "$D")" "damaged at 7/8: the backup must be left as it was (md5 of every file)"

@@ -96,7 +96,7 @@ expect_error() {
     prep_run "$PUT" "$dir" "$@"
     if [[ $PUT_KIND == xtrabackup ]]; then
         assert_failed "$PREP_RC" "$PREP_ERR" "$name"
-        assert_eq "$(error_code_of "$code_name")" "$PREP_RC" "$name: exit code ($code_name)"
+        assert_error "$code_name" "$PREP_RC" "$PREP_ERR" "$name"
         [[ -z $file_re ]] || assert_contains "$PREP_ERR" "$file_re" "$name: the error names the file"
         assert_eq "$before" "$(tree_sums "$dir")" "$name: the backup must be left as it was (md5 of every file)"
     elif [[ $mb == fails ]]; then
@@ -152,8 +152,9 @@ log "run: $(basename "$PUT") --prepare (no --target-dir) in $T/empty"
 RC=$?
 assert_failed "$RC" "$T/notarget.err" "--prepare without --target-dir"
 if [[ $PUT_KIND == xtrabackup ]]; then
-    assert_eq "$(error_code_of USAGE)" "$RC" "--prepare without --target-dir: exit code (USAGE)"
-    assert_contains "$T/notarget.err" 'target-dir' "the usage error names --target-dir"
+    # mariabackup's default backup directory, absent here
+    assert_eq 1 "$RC" "--prepare without --target-dir: exit status"
+    assert_contains "$T/notarget.err" 'xtrabackup_backupfiles' "the error names the default --target-dir"
 fi
 [[ -z $(ls -A "$T/empty") ]] || fail "--prepare without --target-dir created files in the current directory"
 log "case ok: no --target-dir"

@@ -29,7 +29,7 @@
 
 expect() { # WHAT ERROR_NAME ERE
     assert_failed "$XB_RC" "$XB_ERR" "$1"
-    assert_eq "$(error_code_of "$2")" "$XB_RC" "$1: exit code (XB_E_$2)"
+    assert_error "$2" "$XB_RC" "$XB_ERR" "$1"
     assert_contains "$XB_ERR" "$3" "$1: message"
     log "case ok: $1"
 }

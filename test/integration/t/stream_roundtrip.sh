@@ -105,7 +105,7 @@ for container in xbstream tar dir; do
       # a backup still encoded is refused by --prepare with the command to run
       if [[ $comp == 1 || $enc == 1 ]]; then
           prep_run "$XB" "$raw"
-          assert_eq "$(error_code_of MISSING_FILE)" "$PREP_RC" "$what: prepare of an encoded backup: exit code"
+          assert_error MISSING_FILE "$PREP_RC" "$PREP_ERR" "$what: prepare of an encoded backup"
           if [[ $enc == 1 ]]; then
               assert_contains "$PREP_ERR" "holds encrypted files \(\*\.xbcrypt\): decrypt it first" "$what: prepare message"
           else
@@ -119,13 +119,13 @@ for container in xbstream tar dir; do
           "$XBSTREAM" -x -C "$out/bad1" --decompress --decrypt=AES256 --encrypt-key-file="$T/wrongkey" \
               < "$out/backup.xbstream" 2> "$out/bad1.err"
           rc=$?
-          assert_eq "$(error_code_of DECRYPT)" "$rc" "wrong key at extraction: exit code"
+          assert_error DECRYPT "$rc" "$out/bad1.err" "wrong key at extraction"
           assert_contains "$out/bad1.err" "wrong key or altered data" "wrong key at extraction: message"
           [[ -z $(find "$out/bad1" -type f ! -name '*.xbcrypt' -size +0 2>/dev/null | grep -v xbtmp | head -1) ]] \
               || fail "wrong key at extraction: decoded files were written"
           cp -a "$raw" "$out/bad2"
           xb_run --decrypt=AES256 --encrypt-key-file="$T/wrongkey" --decompress --target-dir="$out/bad2"
-          assert_eq "$(error_code_of DECRYPT)" "$XB_RC" "wrong key in place: exit code"
+          assert_error DECRYPT "$XB_RC" "$XB_ERR" "wrong key in place"
           assert_contains "$XB_ERR" "wrong key or altered data" "wrong key in place: message"
           # the largest file: more than one 256 KiB chunk of the encryption format
           victim=$(find "$out/bad2" -name '*.zst.xbcrypt' -printf '%s %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
@@ -136,7 +136,7 @@ for container in xbstream tar dir; do
           old=$(dd if="$victim" bs=1 skip=$((size / 2)) count=1 status=none | od -An -tu1 | tr -d ' ')
           printf "\\x$(printf %02x $(( old ^ 0xff )))" | dd of="$victim" bs=1 seek=$((size / 2)) conv=notrunc status=none
           xb_run --decrypt=AES256 --encrypt-key-file="$KEY" --decompress --target-dir="$out/bad3"
-          assert_eq "$(error_code_of DECRYPT)" "$XB_RC" "flipped byte: exit code"
+          assert_error DECRYPT "$XB_RC" "$XB_ERR" "flipped byte"
           assert_contains "$XB_ERR" "${victim##*/}" "flipped byte: message names the file"
           [[ -e ${victim%.zst.xbcrypt} ]] && fail "flipped byte: a decoded file was published"
           rm -rf "$out/bad3"; cp -a "$raw" "$out/bad3"
@@ -150,7 +150,7 @@ for container in xbstream tar dir; do
           "$XBSTREAM" -x -C "$out/bad4" --decompress --decrypt=AES256 --encrypt-key-file="$KEY" \
               < "$out/half.xbs" 2> "$out/bad4.err"
           rc=$?
-          assert_eq "$(error_code_of STREAM_CORRUPT)" "$rc" "truncated stream: exit code"
+          assert_error STREAM_CORRUPT "$rc" "$out/bad4.err" "truncated stream"
           [[ -e $out/bad4/xtrabackup_checkpoints ]] && fail "truncated stream: looks complete"
           log "case ok: wrong key, flipped byte, truncated file and stream refused"
           rm -rf "$out"/bad*

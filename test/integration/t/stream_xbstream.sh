@@ -21,7 +21,6 @@
 XBSTREAM=$(dirname "$XB")/xbstream
 [[ -x $XBSTREAM ]] || fail "no xbstream next to $XB"
 command -v mbstream >/dev/null || fail "mbstream is missing (make deps installs mariadb-backup)"
-CORRUPT=$(error_code_of STREAM_CORRUPT)
 
 server_start src
 sql src "CREATE DATABASE s; USE s;
@@ -75,7 +74,7 @@ server_stop dst
 "$XB" --defaults-file="$src_CNF" --backup --stream=xbstream 2> "$T/epipe.err" < /dev/null | head -c 100000 > /dev/null
 rc=${PIPESTATUS[0]}
 assert_failed "$rc" "$T/epipe.err" "backup into a pipe closed early"
-assert_eq "$(error_code_of IO_WRITE)" "$rc" "backup into a pipe closed early: exit code"
+assert_error IO_WRITE "$rc" "$T/epipe.err" "backup into a pipe closed early"
 assert_contains "$T/epipe.err" 'the stream reader went away \(stdout closed\)' "backup into a pipe closed early: message"
 
 # ---------------------------------------------------------------- (c) hostile streams
@@ -105,7 +104,7 @@ hostile() {
     "$XBSTREAM" -x -C "$dir" < "$stream" > "$H/$name.out" 2> "$H/$name.err"
     local rc=$?
     assert_failed $rc "$H/$name.err" "$name"
-    assert_eq "$CORRUPT" "$rc" "$name: exit code"
+    assert_error STREAM_CORRUPT "$rc" "$H/$name.err" "$name"
     assert_contains "$H/$name.err" "$pat" "$name: message"
     [[ -z $(find "$dir" -name '*.xbtmp') ]] || fail "$name: temporary file left"
     [[ ! -s $H/$name.out ]] || fail "$name: something on stdout"
