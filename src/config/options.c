@@ -558,42 +558,96 @@ static const char *type_arg(const struct opt_def *d)
 	return d->arg ? d->arg : "";
 }
 
+/* Print text wrapped to 80 columns, every line indented by `indent`; the
+ * first line starts at column `col` (the cursor), going to a new line first
+ * when that is past the indent. */
+static void wrap(FILE *f, const char *text, int col, int indent)
+{
+	const int width = 80;
+	if (col > indent) {
+		fputc('\n', f);
+		col = 0;
+	}
+	fprintf(f, "%*s", indent - col, "");
+	col = indent;
+	bool first = true;
+	for (const char *p = text; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t w = strcspn(p, " ");
+		if (!w)
+			break;
+		if (!first && col + 1 + (int)w > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)w, p);
+		col += (int)w;
+		first = false;
+		p += w;
+	}
+	fputc('\n', f);
+}
+
 void xb_options_help(FILE *f)
 {
-	fprintf(f, "xtrabackup %s - hot backup for MariaDB 10.11 InnoDB\n\n"
-		   "Usage: xtrabackup [FILE-OPTIONS] --backup --target-dir=DIR [OPTIONS]\n\n"
+	fprintf(f, "xtrabackup %s - hot backup of MariaDB 10.11, a drop-in for mariabackup\n\n"
+		   "Usage: xtrabackup [FILE-OPTIONS] --backup [--target-dir=DIR] [OPTIONS]\n"
+		   "       xtrabackup [FILE-OPTIONS] --prepare|--copy-back|--move-back [OPTIONS]\n\n"
 		   "File options (must come first):\n"
-		   "  --no-defaults                 read no option files\n"
-		   "  --defaults-file=FILE          read only FILE\n"
-		   "  --defaults-extra-file=FILE    read FILE after the others\n"
-		   "  --defaults-group-suffix=SUF   also read groups named GROUP+SUF\n"
-		   "  --print-defaults              print the options read from files and exit\n\n"
+		   "  --no-defaults         read no option files\n"
+		   "  --defaults-file=FILE  read only FILE\n"
+		   "  --defaults-extra-file=FILE\n"
+		   "                        read FILE after the others\n"
+		   "  --defaults-group-suffix=SUF\n"
+		   "                        also read groups named GROUP+SUF\n"
+		   "  --print-defaults      print the options read from files and exit\n\n"
 		   "Options:\n", XB_VERSION);
-	for (int id = 0; id < XB_OPT__COUNT; id++) {
-		const struct opt_def *d = &opts[id];
-		char left[80];
-		char sh[8] = "";
-		if (d->shortname)
-			snprintf(sh, sizeof sh, "-%c, ", d->shortname);
-		if (d->arg)
-			snprintf(left, sizeof left, "%s--%s%s%s%s", sh, d->name, d->flags & OF_OPTARG ? "[=" : "=",
-				 type_arg(d), d->flags & OF_OPTARG ? "]" : "");
-		else
-			snprintf(left, sizeof left, "%s--%s", sh, d->name);
-		fprintf(f, "  %-36s %s%s", left, d->help, d->flags & OF_LATER ? " (not yet available)" : "");
-		if (d->def && d->type != T_CMD && d->type != T_BOOL)
-			fprintf(f, " [%s]", d->def);
-		char use[256];
-		accepted(d, use, sizeof use);
-		if (*use)
-			fprintf(f, " (%s)", use);
-		fputc('\n', f);
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 1)
+			fprintf(f, "\nmariabackup options not available yet (refused, so that a backup is never\n"
+				   "silently different from the one asked for):\n");
+		if (pass == 2)
+			fprintf(f, "\nmariabackup options accepted for compatibility, without effect here:\n");
+		for (int id = 0; id < XB_OPT__COUNT; id++) {
+			const struct opt_def *d = &opts[id];
+			int group = (d->flags & OF_LATER) ? 1 : (d->flags & (OF_COMPAT | OF_OBSOLETE)) ? 2 : 0;
+			if (group != pass)
+				continue;
+			char left[128], sh[8] = "";
+			if (d->shortname)
+				snprintf(sh, sizeof sh, "-%c, ", d->shortname);
+			if (d->arg)
+				snprintf(left, sizeof left, "  %s--%s%s%s%s", sh, d->name,
+					 d->flags & OF_OPTARG ? "[=" : "=", type_arg(d), d->flags & OF_OPTARG ? "]" : "");
+			else
+				snprintf(left, sizeof left, "  %s--%s", sh, d->name);
+			char text[1024], use[256];
+			int k = snprintf(text, sizeof text, "%s", d->help);
+			if (d->def && d->type != T_CMD && d->type != T_BOOL && k > 0 && (size_t)k < sizeof text)
+				k += snprintf(text + k, sizeof text - (size_t)k, " [%s]", d->def);
+			accepted(d, use, sizeof use);
+			if (*use && k > 0 && (size_t)k < sizeof text)
+				snprintf(text + k, sizeof text - (size_t)k, " (%s)", use);
+			fputs(left, f);
+			wrap(f, text, (int)strlen(left), 24);
+		}
 	}
-	fprintf(f, "\nExit codes:\n");
+	fprintf(f, "\nExit status: 0 on success; on failure 1, or for a bad option my_getopt's 2\n"
+		   "(unknown option), 4, 5, 7 (unknown option with a value) or 13 (bad value), as\n"
+		   "mariabackup. The error line carries the code below as Error: [NNN]; with\n"
+		   "--exit-status=detailed it is the exit status too.\n");
 	int code;
 	const char *name, *desc;
-	for (int i = 0; xb_err_table(i, &code, &name, &desc); i++)
-		fprintf(f, "  %3d  %s\n", code, desc);
+	for (int i = 0; xb_err_table(i, &code, &name, &desc); i++) {
+		char left[16];
+		snprintf(left, sizeof left, "  %3d", code);
+		fputs(left, f);
+		wrap(f, desc, 6, 8);
+	}
 }
 
 /* Print s with troff special characters escaped. */
@@ -611,13 +665,17 @@ void xb_options_man(FILE *f)
 	fprintf(f, ".TH XTRABACKUP 1 \"\" \"xtrabackup %s\" \"User Commands\"\n", XB_VERSION);
 	fprintf(f, ".SH NAME\nxtrabackup \\- hot backup of a live MariaDB 10.11 InnoDB server\n");
 	fprintf(f, ".SH SYNOPSIS\n.B xtrabackup\n[\\fIFILE\\-OPTIONS\\fR] \\fB\\-\\-backup\\fR \\fB\\-\\-target\\-dir\\fR=\\fIDIR\\fR [\\fIOPTIONS\\fR]\n");
-	fprintf(f, ".SH DESCRIPTION\nCopies the InnoDB datafiles of a running server while following its redo log, "
-		   "then the other files under BACKUP STAGE locks, and records the binary log position. "
-		   "The directory it writes can be prepared by \\fBmariabackup \\-\\-prepare\\fR. "
+	fprintf(f, ".SH DESCRIPTION\n\\fB\\-\\-backup\\fR copies the InnoDB datafiles of a running server while following its "
+		   "redo log, then the other files under BACKUP STAGE locks, records the binary log position and stores "
+		   "a fresh buffer\\-pool dump. \\fB\\-\\-prepare\\fR applies the copied redo log with its own InnoDB "
+		   "recovery and prints recovery statistics; \\fB\\-\\-copy\\-back\\fR and \\fB\\-\\-move\\-back\\fR "
+		   "restore the prepared backup, so that the server starts warm. It is a drop\\-in for mariabackup: "
+		   "installed as mariabackup, mariadb\\-backup or mbstream it takes their command lines, and its "
+		   "backups and mariabackup's can be prepared by either tool. "
 		   "Options are read from the option files' [xtrabackup], [mariabackup] and [mariadb\\-backup] groups, "
 		   "connection options also from [client], [client\\-server] and [client\\-mariadb], and server layout options "
-		   "from [mysqld], [server], [mariadb] and [mariadbd]. The last line of a successful run on standard error is "
-		   "\\fBcompleted OK!\\fR.\n");
+		   "from [mysqld], [server], [mariadb], [mariadbd] and [galera]. The last line of a successful run on standard "
+		   "error is \\fBcompleted OK!\\fR.\n");
 	fprintf(f, ".SH FILE OPTIONS\nThese must come first on the command line.\n"
 		   ".TP\n.B \\-\\-no\\-defaults\nRead no option files.\n"
 		   ".TP\n.BI \\-\\-defaults\\-file= FILE\nRead only FILE.\n"
@@ -664,5 +722,32 @@ void xb_options_man(FILE *f)
 		man_text(f, desc);
 		fputc('\n', f);
 	}
+	fprintf(f, ".SH EXAMPLES\n"
+		   "A nightly backup from cron, the password in an option file readable only by its owner:\n"
+		   ".PP\n.nf\n"
+		   "xtrabackup \\-\\-defaults\\-extra\\-file=/etc/mysql/backup.cnf \\-\\-backup \\\\\n"
+		   "    \\-\\-target\\-dir=/backups/$(date +%%F) 2> /backups/$(date +%%F).log\n"
+		   ".fi\n.PP\n"
+		   "Prepare it and restore it into an empty datadir, the server stopped:\n"
+		   ".PP\n.nf\n"
+		   "xtrabackup \\-\\-prepare \\-\\-target\\-dir=/backups/2026\\-11\\-24\n"
+		   "xtrabackup \\-\\-copy\\-back \\-\\-target\\-dir=/backups/2026\\-11\\-24\n"
+		   "chown \\-R mysql: /var/lib/mysql\n"
+		   ".fi\n.PP\n"
+		   "Stream a compressed backup to another host:\n"
+		   ".PP\n.nf\n"
+		   "xtrabackup \\-\\-backup \\-\\-stream=xbstream \\-\\-compress | ssh backup@host \\\\\n"
+		   "    'xbstream \\-x \\-\\-decompress \\-C /backups/db1'\n"
+		   ".fi\n");
+	fprintf(f, ".SH FILES\n"
+		   ".TP\n.I /etc/mysql/my.cnf, ~/.my.cnf\nOption files read (unless \\-\\-no\\-defaults or "
+		   "\\-\\-defaults\\-file); \\-\\-print\\-defaults shows what was read.\n"
+		   ".TP\n.I xtrabackup_checkpoints\nIn a backup: its type and LSNs; written last, so a backup without it is "
+		   "incomplete.\n"
+		   ".TP\n.I xtrabackup_info, xtrabackup_binlog_info, xtrabackup_slave_info, xtrabackup_galera_info\n"
+		   "In a backup: what was backed up, the binary log position, the replica's and the Galera position.\n"
+		   ".TP\n.I backup\\-my.cnf\nIn a backup: the server settings \\-\\-prepare needs.\n"
+		   ".TP\n.I ib_logfile0\nIn a backup: the copied redo log that \\-\\-prepare applies.\n"
+		   ".TP\n.I ib_buffer_pool\nIn a backup: the buffer\\-pool dump the restored server loads.\n");
 	fprintf(f, ".SH SEE ALSO\n.BR mariabackup (1),\n.BR mariadbd (8)\n");
 }

@@ -449,7 +449,16 @@ static void test_help_and_man(void)
 	}
 	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".TH XTRABACKUP 1"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".SH EXIT STATUS"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(help, "Exit codes:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(help, "Exit status:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(help, "mariabackup options not available yet"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".SH EXAMPLES"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(man, ".SH FILES"));
+	/* wrapped at 80 columns, as mariabackup's */
+	for (const char *l = help; *l;) {
+		size_t n = strcspn(l, "\n");
+		CU_ASSERT(n <= 80);
+		l += n + (l[n] == '\n');
+	}
 	/* what an option accepts */
 	CU_ASSERT_PTR_NOT_NULL(strstr(help, "[1] (1 to 64)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(help, "[auto] (auto or off)"));

@@ -11,8 +11,11 @@
  * the request (the status text alone can repeat within a second). The file
  * (innodb_buffer_pool_filename in innodb_data_home_dir, else the datadir) is
  * then stored in the backup as ib_buffer_pool; --prepare and --copy-back
- * sort and clean it. Any failure here (no privilege to set the variables,
- * a timeout, no file) is a warning: the backup is still good, only cold.
+ * sort and clean it. A backup user without the privilege to ask for a dump
+ * (SUPER) is normal for a least-privilege setup: the server's own last dump
+ * is stored instead, as mariabackup copies it, and the log says once, at info
+ * level, that it is older than the backup. Other failures (a timeout, no
+ * file) are warnings: the backup is still good, only colder.
  */
 #include "backup_int.h"
 
@@ -77,6 +80,34 @@ static int store(backup_ctx *c, const char *path, size_t *pages, xb_error *err)
 	return xb_sink_close(out, err);
 }
 
+/* No fresh dump: store the server's last one if it has one (older than the
+ * backup: the restored server warms with what was cached then). */
+static int store_last_dump(backup_ctx *c, const char *path, const char *why, xb_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		xb_info("No buffer-pool dump in this backup (the restored server starts cold): %s, and the server "
+			"has no dump of its own in %s", why, path);
+		return 0;
+	}
+	size_t pages = 0;
+	int rc = store(c, path, &pages, err);
+	if (rc)
+		return rc;
+	char when[32];
+	struct tm tm;
+	localtime_r(&st.st_mtime, &tm);
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+	xb_info("Buffer-pool dump: %s, so the server's own last dump (written %s, older than this backup) is "
+		"stored as ib_buffer_pool: %zu pages", why, when, pages);
+	return 0;
+}
+
+static bool privilege_error(const char *msg)
+{
+	return strstr(msg, "SUPER") || strstr(msg, "Access denied") || strstr(msg, "privilege");
+}
+
 int bufpool_dump(backup_ctx *c, xb_error *err)
 {
 	if (!c->set.bp_dump)
@@ -106,13 +137,14 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 	if (atoll(old_pct) != pct) {
 		snprintf(sql, sizeof sql, "SET GLOBAL innodb_buffer_pool_dump_pct = %lld", pct);
 		if (xb_server_exec(&c->srv, sql, &e)) {
-			xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s%s", e.msg,
-				strstr(e.msg, "SUPER") ? "; grant the backup user SUPER for warm restores, or give "
-							 "--dump-innodb-buffer-pool=0 to skip the dump"
-						       : "");
+			int rc = 0;
+			if (privilege_error(e.msg))
+				rc = store_last_dump(c, path, "the backup user may not ask for a fresh one (no SUPER)", err);
+			else
+				xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s", e.msg);
 			free(old_pct);
 			free(fname);
-			return 0;
+			return rc;
 		}
 		raised = true;
 	}
@@ -148,12 +180,10 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 		if (xb_server_exec(&c->srv, sql, &e2))
 			xb_warn("could not put innodb_buffer_pool_dump_pct back to %s: %s", old_pct, e2.msg);
 	}
-	if (rc)
-		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s%s", e.msg,
-			strstr(e.msg, "SUPER") ? "; grant the backup user SUPER for warm restores, or give "
-						 "--dump-innodb-buffer-pool=0 to skip the dump"
-					       : "");
-	else if (!done)
+	bool no_priv = rc && privilege_error(e.msg);
+	if (rc && !no_priv)
+		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): %s", e.msg);
+	else if (!rc && !done)
 		xb_warn("no buffer-pool dump in this backup (the restored server starts cold): the server did not "
 			"finish it within --dump-innodb-buffer-pool-timeout=%lld s (status: %s)",
 			timeout, status ? status : "unknown");
@@ -161,6 +191,8 @@ int bufpool_dump(backup_ctx *c, xb_error *err)
 	free(status);
 	free(old_pct);
 	free(fname);
+	if (no_priv)
+		return store_last_dump(c, path, "the backup user may not ask for a fresh one (no SUPER)", err);
 	if (rc || !done)
 		return 0;
 	size_t pages = 0;
