@@ -2,11 +2,12 @@
  * bytes.h - fixed-width integers in a byte buffer, big- and little-endian.
  *
  * InnoDB stores every multi-byte field of its pages and redo log most
- * significant byte first; the xbstream container stores its fields least
- * significant byte first. These are the only readers and writers of such
- * fields in the program: byte by byte, so any alignment is fine and the
- * host's byte order never matters. The compiler turns each into one load or
- * store (plus a byte swap where needed).
+ * significant byte first; the xbstream container and the qpress archives
+ * of mariabackup --compress store theirs least significant byte first.
+ * These are the only readers and writers of such fields in the program:
+ * byte by byte, so any alignment is fine and the host's byte order never
+ * matters. The compiler turns each into one load or store (plus a byte
+ * swap where needed).
  */
 #ifndef XB_BYTES_H
 #define XB_BYTES_H
@@ -62,7 +63,12 @@ static inline void be64_put(uint8_t *p, uint64_t v)
 	be32_put(p + 4, (uint32_t)v);
 }
 
-/* ---- little-endian (xbstream chunks) */
+/* ---- little-endian (xbstream chunks, qpress archives) */
+
+static inline uint32_t le16_get(const uint8_t *p)
+{
+	return (uint32_t)p[1] << 8 | p[0];
+}
 
 static inline uint32_t le32_get(const uint8_t *p)
 {
