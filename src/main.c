@@ -26,7 +26,8 @@ int main(int argc, char **argv)
 	command_signals_init();
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
-	bool as_xbstream = !strcmp(base, "xbstream");
+	/* the extractor, under our name or mbstream's (a stand-in for mariabackup's tools) */
+	bool as_xbstream = !strcmp(base, "xbstream") || !strcmp(base, "mbstream");
 	if (as_xbstream)
 		argv = xbstream_argv(&argc, argv);
 	int rc = xb_options_parse(&o, argc, argv, &err);

@@ -21,7 +21,7 @@ int cmd_decode(const xb_options *o, xb_error *err);          /* --decompress / -
 int cmd_xbstream_extract(const xb_options *o, xb_error *err); /* xbstream -x */
 int cmd_xbstream_list(const xb_options *o, xb_error *err);    /* xbstream --list */
 
-/* Invoked as "xbstream": rewrite mbstream's short options that differ from
+/* Invoked as "xbstream" or "mbstream": rewrite mbstream's short options that differ from
  * ours (-p N is --parallel=N there, --password here) before parsing. Returns
  * a new argv (argc updated) or the same one. */
 char **xbstream_argv(int *argc, char **argv);

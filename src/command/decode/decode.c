@@ -5,12 +5,14 @@
  *              --target-dir=DIR [--parallel=N] [--remove-original]
  *
  * DIR is walked recursively (symbolic links are not followed). A file is
- * decoded when it ends in .xbcrypt (with --decrypt) or .zst (with
- * --decompress); x.zst.xbcrypt with both becomes x, with --decrypt alone
- * x.zst. Each is read and pushed through the same filter chain extraction
- * uses: decrypt -> unzstd -> directory sink on DIR (no-replace mode), so the
- * decoded file is written under a temporary name and appears under its
- * final name only when whole and verified. The plan is checked before
+ * decoded when it ends in .xbcrypt (with --decrypt) or .zst or .qp (with
+ * --decompress: our zstd, or mariabackup's own --compress, doc/qpress.md);
+ * x.zst.xbcrypt with both becomes x, with --decrypt alone x.zst. A directory
+ * may hold both kinds of compressed files: each is decoded by its suffix.
+ * Each is read and pushed through the same filter chain extraction uses:
+ * decrypt -> unzstd -> unqpress -> directory sink on DIR (no-replace mode),
+ * so the decoded file is written under a temporary name and appears under
+ * its final name only when whole and verified. The plan is checked before
  * anything is written: a decoded name that already exists stops the run.
  * --parallel workers (common/parallel.h) take files largest first.
  *
@@ -49,7 +51,9 @@
 #include "platform/file.h"
 #include "settings.h"
 #include "sink/sink_crypt.h"
+#include "sink/sink_qpress.h"
 #include "sink/sink_zstd.h"
+#include "stream/qpress.h"
 
 #define READ_SIZE (1u << 20)          /* bytes per read of an encoded file */
 #define REMOVE_BATCH_FILES 64         /* queued removals that trigger a sync */
@@ -67,7 +71,7 @@ typedef struct dctx {
 	dfile *v;                   /* files to decode */
 	size_t n, cap;
 	uint64_t total;             /* their bytes */
-	size_t left_enc, left_zst;  /* files that stay encrypted / compressed */
+	size_t left_enc, left_zip;  /* files that stay encrypted / compressed */
 	xb_sink *sink;              /* the chain */
 	xb_sink *box;               /* its directory sink (bytes out) */
 	_Atomic size_t done;        /* files decoded */
@@ -89,6 +93,8 @@ static char *decoded_name(const dctx *c, const char *rel)
 		out[strlen(out) - 8] = '\0';
 	if (c->decompress && xb_path_has_suffix(out, ".zst"))
 		out[strlen(out) - 4] = '\0';
+	else if (c->decompress && xb_path_has_suffix(out, XB_QPRESS_SUFFIX))
+		out[strlen(out) - strlen(XB_QPRESS_SUFFIX)] = '\0';
 	return out;
 }
 
@@ -139,16 +145,18 @@ static int walk(dctx *c, const char *rel, xb_error *err)
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;
-		bool enc = xb_path_has_suffix(e->d_name, ".xbcrypt"), zst = xb_path_has_suffix(e->d_name, ".zst");
-		bool zst_inside = enc && xb_path_has_suffix(e->d_name, ".zst.xbcrypt");
-		if ((c->decrypt && enc) || (c->decompress && zst)) {
+		bool enc = xb_path_has_suffix(e->d_name, ".xbcrypt");
+		bool zip = xb_path_has_suffix(e->d_name, ".zst") || xb_path_has_suffix(e->d_name, XB_QPRESS_SUFFIX);
+		bool zip_inside = enc && (xb_path_has_suffix(e->d_name, ".zst.xbcrypt") ||
+					  xb_path_has_suffix(e->d_name, XB_QPRESS_SUFFIX ".xbcrypt"));
+		if ((c->decrypt && enc) || (c->decompress && zip)) {
 			rc = add_file(c, sub, (uint64_t)st.st_size, err);
-			if (c->decrypt && zst_inside && !c->decompress)
-				c->left_zst++;
+			if (c->decrypt && zip_inside && !c->decompress)
+				c->left_zip++;
 		} else if (enc) {
 			c->left_enc++;
-		} else if (zst) {
-			c->left_zst++;
+		} else if (zip) {
+			c->left_zip++;
 		}
 	}
 	closedir(d);
@@ -334,7 +342,7 @@ static int decode_job(xb_parallel *run, void *ctx, size_t i, int worker, void *b
 	return rc;
 }
 
-/* The chain: decrypt -> unzstd -> directory (no replacing). */
+/* The chain: decrypt -> unzstd -> unqpress -> directory (no replacing). */
 static int open_chain(dctx *c, const uint8_t *key, xb_error *err)
 {
 	xb_sink *s = xb_sink_dir_open_ex(c->dir, XB_SINK_DIR_NOREPLACE, err);
@@ -342,6 +350,12 @@ static int open_chain(dctx *c, const uint8_t *key, xb_error *err)
 		return err && err->code ? err->code : XB_E_TARGET;
 	c->box = s;
 	if (c->decompress) {
+		xb_sink *q = xb_sink_unqpress_open(s, err);
+		if (!q) {
+			xb_sink_free(s);
+			return err && err->code ? err->code : XB_E_INTERNAL;
+		}
+		s = q;
 		xb_sink *z = xb_sink_unzstd_open(s, err);
 		if (!z) {
 			xb_sink_free(s);
@@ -394,8 +408,8 @@ static void report_leftovers(const dctx *c)
 	if (c->left_enc)
 		xb_warn("%zu encrypted files (*.xbcrypt) are left as they are: add --decrypt=AES256 "
 			"--encrypt-key-file=FILE to decrypt them", c->left_enc);
-	if (c->left_zst)
-		xb_info("%zu files stay compressed (*.zst): add --decompress to decompress them", c->left_zst);
+	if (c->left_zip)
+		xb_info("%zu files stay compressed (*.zst, *.qp): add --decompress to decompress them", c->left_zip);
 }
 
 int cmd_decode(const xb_options *o, xb_error *err)
@@ -419,7 +433,7 @@ int cmd_decode(const xb_options *o, xb_error *err)
 		goto out;
 	if (!c.n) {
 		xb_info("Nothing to decode in %s: no %s files", c.dir,
-			c.decrypt && c.decompress ? "*.xbcrypt or *.zst" : c.decrypt ? "*.xbcrypt" : "*.zst");
+			c.decrypt && c.decompress ? "*.xbcrypt, *.zst or *.qp" : c.decrypt ? "*.xbcrypt" : "*.zst or *.qp");
 		report_leftovers(&c);
 		goto out;
 	}

@@ -19,7 +19,7 @@
 typedef struct decode_settings {
 	const char *dir;          /* --target-dir: the local backup directory decoded in place */
 	bool decrypt;             /* --decrypt=AES256: *.xbcrypt files */
-	bool decompress;          /* --decompress: *.zst files */
+	bool decompress;          /* --decompress: *.zst and *.qp files */
 	bool remove;              /* --remove-original */
 	int threads;              /* --parallel */
 	const char *progress;     /* --progress: auto, meter, log, numeric or none */

@@ -44,6 +44,7 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "sink/sink_dir_ext.h"
+#include "stream/qpress.h"
 
 #define QUEUE_BYTES (32u << 20) /* data queued per worker (one larger chunk when empty) */
 #define POOL_MAX 32             /* payload buffers kept for reuse */
@@ -151,7 +152,7 @@ static void smap_free(smap *m, void (*fv)(void *))
 
 typedef struct entry {
 	char *path;           /* name in the stream */
-	char *disk;           /* name written (the decoders strip .xbcrypt and .zst) */
+	char *disk;           /* name written (the decoders strip .xbcrypt and .zst or .qp) */
 	bool direct;          /* written to the directory sink itself, not through the decoders */
 	int w;                /* worker */
 	uint64_t at;          /* stream offset of its first chunk */
@@ -405,8 +406,8 @@ static bool decoded(const xbx_conf *c, const char *name, char disk[XBS_PATH_MAX 
 {
 	snprintf(disk, XBS_PATH_MAX + 1, "%s", name);
 	bool enc = c->decrypt && strip(disk, ".xbcrypt");
-	bool zst = c->decompress && strip(disk, ".zst");
-	return enc || zst;
+	bool zip = c->decompress && (strip(disk, ".zst") || strip(disk, XB_QPRESS_SUFFIX));
+	return enc || zip;
 }
 
 /* Path policy, with the chunk's stream offset in the message. */

@@ -19,7 +19,7 @@
 
 typedef struct xbstream_settings {
 	const char *dir;          /* --directory (-C): where to extract, default the current directory */
-	bool decompress;          /* --decompress: *.zst come out decompressed */
+	bool decompress;          /* --decompress: *.zst and *.qp come out decompressed */
 	bool decrypt;             /* --decrypt=AES256: *.xbcrypt come out decrypted */
 	int workers;              /* --parallel (-p): files written at once */
 	xb_crypt_settings crypt;  /* with decrypt: where the key comes from */

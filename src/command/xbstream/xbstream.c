@@ -7,8 +7,9 @@
  * a directory sink in its untrusted mode: no name may leave the directory,
  * no symbolic link in it is followed, no file already there is replaced,
  * and a file appears under its name only once complete. --decompress and
- * --decrypt put the zstd and AES-GCM decoders in front of that sink, so the
- * *.zst and *.xbcrypt files of our own backups come out decoded. --list
+ * --decrypt put the zstd, qpress and AES-GCM decoders in front of that sink,
+ * so the *.zst and *.xbcrypt files of our own backups and the *.qp files of
+ * mariabackup --compress come out decoded. --list
  * checks the whole stream the same way without writing and prints each
  * file's name and size. The engine is in extract.c.
  *
@@ -30,6 +31,7 @@
 #include "platform/clock.h"
 #include "settings.h"
 #include "sink/sink_crypt.h"
+#include "sink/sink_qpress.h"
 #include "sink/sink_zstd.h"
 #include "xbstream_int.h"
 
@@ -131,6 +133,12 @@ static int open_sinks(const xbstream_settings *s, xbx_conf *c, xb_error *err)
 		return 0;
 	xb_sink *top = xb_sink_ref(c->dir);
 	if (c->decompress) {
+		xb_sink *q = xb_sink_unqpress_open(top, err);
+		if (!q) {
+			xb_sink_free(top);
+			return err && err->code ? err->code : XB_E_INTERNAL;
+		}
+		top = q;
 		xb_sink *z = xb_sink_unzstd_open(top, err);
 		if (!z) {
 			xb_sink_free(top);
@@ -206,7 +214,7 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 		return rc;
 	}
 	xb_info("xbstream: extracting stdin into %s%s%s%s", c.dir->name, workers > 1 ? " in parallel" : "",
-		c.decompress ? ", decompressing *.zst" : "", c.decrypt ? ", decrypting *.xbcrypt" : "");
+		c.decompress ? ", decompressing *.zst and *.qp" : "", c.decrypt ? ", decrypting *.xbcrypt" : "");
 	xbs_reader *r = xbs_reader_new(read_stdin, NULL, "stdin", err);
 	xbx_stats st;
 	memset(&st, 0, sizeof st);

@@ -20,7 +20,7 @@ typedef struct xbx_conf {
 	xb_sink *dir;       /* the directory sink (XB_SINK_DIR_UNTRUSTED); NULL for --list */
 	xb_sink *chain;     /* decoding filters over dir, or NULL */
 	bool decrypt;       /* *.xbcrypt go through chain */
-	bool decompress;    /* *.zst go through chain */
+	bool decompress;    /* *.zst and *.qp go through chain */
 	int workers;        /* files written in parallel (1: all in the reading thread) */
 	FILE *list;         /* --list: print "name<TAB>size" of each complete file here */
 } xbx_conf;
