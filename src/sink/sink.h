@@ -7,8 +7,9 @@
  *     xbstream or tar stream on a descriptor (sink_xbstream.c, sink_tar.c),
  *     a remote host over sftp/scp (sink_remote.c);
  *   filters transform each file and pass it to an inner sink they own:
- *     zstd compression and decompression (sink_zstd.c), AES-256-GCM
- *     encryption and decryption (sink_crypt.c). A filter renames the files it
+ *     zstd compression and decompression (sink_zstd.c), decompression of
+ *     mariabackup's .qp files (sink_qpress.c), AES-256-GCM encryption and
+ *     decryption (sink_crypt.c). A filter renames the files it
  *     encodes (x.ibd -> x.ibd.zst) and its decoder renames them back.
  * Any chain works: data -> compress -> encrypt -> container at backup time,
  * and stream reader -> decrypt -> decompress -> directory at extraction. Files are written sequentially (append
