@@ -14,18 +14,20 @@
 #include <string.h>
 
 /* A backup taken with --compress or --encrypt must be decoded before it is
- * used: its top directory then holds ib_logfile0.zst, *.xbcrypt and so on. */
+ * used: its top directory then holds ib_logfile0.zst, *.xbcrypt and so on,
+ * or ib_logfile0.qp and the like when mariabackup --compress took it. */
 static int check_decoded(const char *dir, xb_error *err)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
 	struct dirent *e;
-	bool zst = false, enc = false;
+	bool zst = false, enc = false, qp = false;
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
 		enc |= n > 8 && !strcmp(e->d_name + n - 8, ".xbcrypt");
 		zst |= (n > 4 && !strcmp(e->d_name + n - 4, ".zst")) || (n > 12 && !strcmp(e->d_name + n - 12, ".zst.xbcrypt"));
+		qp |= n > 3 && !strcmp(e->d_name + n - 3, ".qp");
 	}
 	closedir(d);
 	if (enc)
@@ -34,6 +36,10 @@ static int check_decoded(const char *dir, xb_error *err)
 				   zst ? " --decompress" : "", dir);
 	if (zst)
 		return xb_err_set(err, XB_E_MISSING_FILE, "%s holds compressed files (*.zst): decompress it first", dir),
+		       xb_err_hint(err, "xtrabackup --decompress --target-dir=%s --remove-original", dir);
+	if (qp)
+		return xb_err_set(err, XB_E_MISSING_FILE,
+				  "%s holds compressed files (*.qp, mariabackup --compress): decompress it first", dir),
 		       xb_err_hint(err, "xtrabackup --decompress --target-dir=%s --remove-original", dir);
 	return 0;
 }
