@@ -9,7 +9,8 @@
 #      --decompress, and the same stream through our binary invoked as mbstream: both
 #      trees hold no .qp and are identical; prepared, copied back, same checksums;
 #  (c) damage: a .qp with a flipped byte, a truncated .qp and one that is not a qpress
-#      archive each stop --decompress with STREAM_CORRUPT (18), a one-line message
+#      archive each stop --decompress with STREAM_CORRUPT (exit status 1 as mariabackup's,
+#      [018] in the error line; 18 itself with --exit-status=detailed), a one-line message
 #      naming the file, and the damaged file kept with no decoded copy beside it;
 #      the same flipped file in a stream stops xbstream -x the same way; a directory
 #      with no compressed file is still "nothing to decode", exit 0; --prepare of a
@@ -23,7 +24,6 @@ XBSTREAM=$(dirname "$XB")/xbstream
 [[ -x $XBSTREAM ]] || fail "no xbstream next to $XB"
 command -v mariabackup >/dev/null || fail "mariabackup is missing (make deps installs mariadb-backup)"
 command -v zstd >/dev/null || fail "zstd is missing (make deps installs it)"
-CORRUPT=$(error_code_of STREAM_CORRUPT)
 
 server_start src
 sql src "CREATE DATABASE s; USE s;
@@ -108,7 +108,7 @@ damaged() {
     (cd "$dir" && eval "$setup") || fail "$name: setting up the damage failed"
     xb_run --decompress --target-dir="$dir"
     assert_failed "$XB_RC" "$XB_ERR" "$name"
-    assert_eq "$CORRUPT" "$XB_RC" "$name: exit code"
+    assert_error STREAM_CORRUPT "$XB_RC" "$XB_ERR" "$name"
     assert_contains "$XB_ERR" "$pat" "$name: message"
     [[ -z $(find "$dir" -name '*.xbtmp') ]] || fail "$name: temporary file left"
     [[ -f $dir/s/m.MYD.qp && ! -e $dir/s/m.MYD ]] || fail "$name: the damaged file was not kept as it was"
@@ -121,19 +121,22 @@ damaged truncated "truncate -s $((size - 100)) s/m.MYD.qp" \
     "$T/bad_truncated/s/m.MYD.qp is truncated: its qpress archive ends inside a block"
 damaged foreign "printf 'not a qpress archive at all' > s/m.MYD.qp" \
     "$T/bad_foreign/s/m.MYD.qp: corrupt qpress archive at byte 0: no \"qpress10\" at the start"
+mkdir -p "$T/detailed/s" && cp "$T/bad_flipped/s/m.MYD.qp" "$T/detailed/s/" || fail "copying the flipped file failed"
+xb_run --decompress --exit-status=detailed --target-dir="$T/detailed"
+assert_eq "$(error_code_of STREAM_CORRUPT)" "$XB_RC" "a damaged .qp with --exit-status=detailed: exit status"
 # in a stream: mbstream -c of the flipped file
 (cd "$T/bad_flipped" && mbstream -c s/m.MYD.qp > "$T/bad.xbs") || fail "mbstream -c failed"
 mkdir -p "$T/bx"
 "$XBSTREAM" -x --decompress -C "$T/bx" < "$T/bad.xbs" > /dev/null 2> "$T/bx.err"
 rc=$?
 assert_failed $rc "$T/bx.err" "xbstream -x --decompress of a damaged .qp"
-assert_eq "$CORRUPT" "$rc" "xbstream -x --decompress of a damaged .qp: exit code"
+assert_error STREAM_CORRUPT "$rc" "$T/bx.err" "xbstream -x --decompress of a damaged .qp"
 assert_contains "$T/bx.err" 's/m\.MYD\.qp: corrupt qpress archive at byte' "xbstream -x --decompress of a damaged .qp: message"
 [[ -z $(find "$T/bx" -type f) ]] || fail "files left by the failed extraction: $(find "$T/bx" -type f)"
 # a --prepare before --decompress says what to do
 prep_run "$XB" "$T/qp_orig"
 assert_failed "$PREP_RC" "$PREP_ERR" "--prepare of a directory of .qp files"
-assert_eq "$(error_code_of MISSING_FILE)" "$PREP_RC" "--prepare of a directory of .qp files: exit code"
+assert_error MISSING_FILE "$PREP_RC" "$PREP_ERR" "--prepare of a directory of .qp files"
 assert_contains "$PREP_ERR" 'holds compressed files \(\*\.qp, mariabackup --compress\): decompress it first' \
     "--prepare of a directory of .qp files: message"
 assert_contains "$PREP_ERR" "HINT: xtrabackup --decompress --target-dir=$T/qp_orig --remove-original" \
