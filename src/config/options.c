@@ -414,10 +414,11 @@ int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
 		return rc;
 	if ((rc = mycnf_load(&o->cnf, &args, err)))
 		return rc;
+	/* --print-defaults only shows what the files hold, whatever it is */
 	if ((rc = apply_groups(o, xb_groups_server, false, OF_SERVER, err)) ||
 	    (rc = apply_groups(o, xb_groups_client, false, OF_CONN, err)) ||
-	    (rc = apply_groups(o, xb_groups_tool, true, 0, err)))
-		return rc;
+	    (rc = apply_groups(o, xb_groups_tool, !o->print_defaults, 0, err)))
+		return o->print_defaults ? 0 : rc;
 
 	for (int i = 1 + consumed; i < argc; i++) {
 		char *a = argv[i];

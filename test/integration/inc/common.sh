@@ -399,7 +399,9 @@ xb_backup_bg() {
     XB_OUT=$T/xb.$XB_RUN.out
     XB_ERR=$T/xb.$XB_RUN.err
     log "run in background: $(basename "$XB") --defaults-file=${SRV_CNF[$name]} --backup --target-dir=$target $*"
-    "$XB" --defaults-file="${SRV_CNF[$name]}" --backup --target-dir="$target" "$@" \
+    # default dispositions: whoever started the tests may ignore SIGINT, which
+    # the tool honours, and the scenarios send it on purpose
+    env --default-signal=INT,TERM,HUP "$XB" --defaults-file="${SRV_CNF[$name]}" --backup --target-dir="$target" "$@" \
         > "$XB_OUT" 2> "$XB_ERR" < /dev/null &
     XB_PID=$!
     bg_track "$XB_PID"

@@ -3,7 +3,8 @@
 # cron timeout) ends quickly with the INTERRUPTED exit code, says that the target
 # is incomplete, never writes xtrabackup_checkpoints, and releases its BACKUP STAGE
 # lock: a second backup right after it succeeds. The copy is slowed with
-# --throttle so the signal lands while datafiles are being copied.
+# --throttle so the signal lands while datafiles are being copied. A SIGINT the
+# parent set to be ignored stays ignored (a script's "xtrabackup &").
 # mariabackup has no such contract (it dies on the signal): our tool only.
 # shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
@@ -30,3 +31,17 @@ for sig in INT TERM; do
 done
 xb_backup src "$T/b-after"
 assert_ok "$XB_RC" "$XB_ERR" "a backup after the interrupted ones"
+
+# A script that runs the backup in the background with SIGINT ignored (as a shell
+# does for "xtrabackup &" without job control): Ctrl-C on the script must not stop it.
+XB_RUN=$((XB_RUN + 1)); XB_OUT=$T/xb.$XB_RUN.out; XB_ERR=$T/xb.$XB_RUN.err
+env --ignore-signal=INT "$XB" --defaults-file="$(cnf_of src)" --backup --target-dir="$T/b-ignored" --throttle=20 \
+    > "$XB_OUT" 2> "$XB_ERR" < /dev/null &
+XB_PID=$!
+bg_track "$XB_PID"
+wait_for 30 grep -q "Copying" "$XB_ERR" || { xb_wait; fail "the backup with SIGINT ignored never started copying"; }
+kill -s INT "$XB_PID"
+xb_wait
+assert_ok "$XB_RC" "$XB_ERR" "a backup whose parent ignores SIGINT, sent SIGINT"
+assert_file "$T/b-ignored/xtrabackup_checkpoints"
+log "case ok: SIGINT ignored by the parent stays ignored"
