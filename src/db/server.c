@@ -45,6 +45,12 @@ int xb_server_connect(xb_server *s, const xb_conn_settings *cs, xb_error *err)
 	}
 	if (cs->ssl || cs->ssl_ca || cs->ssl_cert)
 		mysql_ssl_set(m, cs->ssl_key, cs->ssl_cert, cs->ssl_ca, cs->ssl_capath, cs->ssl_cipher);
+	if (cs->ssl_crl)
+		mysql_optionsv(m, MYSQL_OPT_SSL_CRL, cs->ssl_crl);
+	if (cs->ssl_crlpath)
+		mysql_optionsv(m, MYSQL_OPT_SSL_CRLPATH, cs->ssl_crlpath);
+	if (cs->tls_version)
+		mysql_optionsv(m, MARIADB_OPT_TLS_VERSION, cs->tls_version);
 	my_bool verify = cs->ssl_verify_server_cert;
 	mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
 	mysql_optionsv(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "xtrabackup");

@@ -29,6 +29,9 @@ typedef struct xb_conn_settings {
 	const char *ssl_ca;      /* --ssl-ca */
 	const char *ssl_capath;  /* --ssl-capath */
 	const char *ssl_cipher;  /* --ssl-cipher */
+	const char *ssl_crl;     /* --ssl-crl */
+	const char *ssl_crlpath; /* --ssl-crlpath */
+	const char *tls_version; /* --tls-version */
 	bool ssl_verify_server_cert; /* --ssl-verify-server-cert */
 } xb_conn_settings;
 

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 int xb_file_open(int dir_fd, const char *name, int flags, mode_t mode, bool *direct)
@@ -140,4 +141,26 @@ int xb_dir_sync(const char *path)
 	close(fd);
 	errno = e;
 	return rc;
+}
+
+long xb_files_limit_raise(long n)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -1;
+	if ((rlim_t)n > rl.rlim_cur) {
+		struct rlimit want = rl;
+		want.rlim_cur = (rlim_t)n;
+		if ((rlim_t)n > want.rlim_max)
+			want.rlim_max = (rlim_t)n;
+		/* raising the hard limit needs privilege: else go as far as it allows */
+		if (setrlimit(RLIMIT_NOFILE, &want)) {
+			want.rlim_max = rl.rlim_max;
+			want.rlim_cur = rl.rlim_max < (rlim_t)n ? rl.rlim_max : (rlim_t)n;
+			if (setrlimit(RLIMIT_NOFILE, &want))
+				return -1;
+		}
+		rl = want;
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? n : (long)rl.rlim_cur;
 }

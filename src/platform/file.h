@@ -79,4 +79,8 @@ int xb_dir_open(int dir_fd, const char *name, bool nofollow);
 /* fsync a directory, so that names created, renamed or removed in it last. */
 int xb_dir_sync(const char *path);
 
+/* Raise this process's limit of open files to n (the hard limit too where
+ * allowed); returns the limit now in force, or -1 with errno. */
+long xb_files_limit_raise(long n);
+
 #endif

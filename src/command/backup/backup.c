@@ -26,6 +26,7 @@
  */
 #include "backup_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include "common/progress.h"
 #include "innodb/redo_follower.h"
 #include "platform/clock.h"
+#include "platform/file.h"
 
 static void headroom_extra(void *ctx, char *buf, size_t n)
 {
@@ -146,6 +148,14 @@ int cmd_backup(const xb_options *o, xb_error *err)
 		return rc;
 	}
 	c->start_time = time(NULL);
+	if (c->set.open_files_limit > 0) {
+		long got = xb_files_limit_raise(c->set.open_files_limit);
+		if (got < c->set.open_files_limit)
+			xb_warn("--open-files-limit=%ld: the limit of open files stays at %ld (%s)",
+				c->set.open_files_limit, got, got < 0 ? strerror(errno) : "the hard limit");
+		else
+			xb_info("Limit of open files: %ld", got);
+	}
 	rc = run(c, err);
 	if (c->progress)
 		xb_progress_stop(c->progress);

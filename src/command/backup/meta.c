@@ -56,7 +56,7 @@ static int put(backup_ctx *c, const char *name, xb_text *t, xb_error *err)
 
 int meta_write_binlog_info(backup_ctx *c, xb_error *err)
 {
-	if (!c->have_binlog)
+	if (!c->have_binlog || !c->set.binlog_info)
 		return 0;
 	xb_binlog_info bi = {.pos = c->binlog_pos};
 	snprintf(bi.file, sizeof bi.file, "%s", c->binlog_file);

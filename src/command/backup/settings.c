@@ -30,6 +30,9 @@ static void conn_settings(const xb_options *o, xb_conn_settings *cs)
 	cs->ssl_capath = xb_opt_str(o, XB_OPT_SSL_CAPATH);
 	cs->ssl_cipher = xb_opt_str(o, XB_OPT_SSL_CIPHER);
 	cs->ssl_verify_server_cert = xb_opt_bool(o, XB_OPT_SSL_VERIFY_SERVER_CERT);
+	cs->ssl_crl = xb_opt_str(o, XB_OPT_SSL_CRL);
+	cs->ssl_crlpath = xb_opt_str(o, XB_OPT_SSL_CRLPATH);
+	cs->tls_version = xb_opt_str(o, XB_OPT_TLS_VERSION);
 }
 
 /* A server-layout option given on the command line wins over the server's answer. */
@@ -69,6 +72,9 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->safe_slave_backup = xb_opt_bool(o, XB_OPT_SAFE_SLAVE_BACKUP);
 	s->safe_slave_timeout = (long)xb_opt_int(o, XB_OPT_SAFE_SLAVE_BACKUP_TIMEOUT);
 	s->galera_info = xb_opt_bool(o, XB_OPT_GALERA_INFO);
+	s->open_files_limit = (long)xb_opt_int(o, XB_OPT_OPEN_FILES_LIMIT);
+	const char *bi = xb_opt_str(o, XB_OPT_BINLOG_INFO);
+	s->binlog_info = !bi || *bi == '\0' || (strcasecmp(bi, "off") && strcmp(bi, "0"));
 	s->bp_dump = xb_opt_bool(o, XB_OPT_DUMP_INNODB_BUFFER_POOL);
 	s->bp_dump_pct = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_PCT);
 	s->bp_dump_timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);

@@ -52,6 +52,7 @@ typedef struct backup_settings {
 	const char *undo_dir;        /* the same for --innodb-undo-directory */
 	const char *log_dir;         /* the same for --innodb-log-group-home-dir */
 	int parallel;                /* --parallel: datafile copy threads */
+	long open_files_limit;       /* --open-files-limit: raise the process's limit to this, 0: leave it */
 	unsigned throttle;           /* --throttle: reads of 1 MiB per second, 0: no fixed limit */
 	bool pace;                   /* --pace=auto: pace the copy against the server's redo rate (without a throttle) */
 	int io_class;                /* --io-priority as XB_IOPRIO_* (platform/ioprio.h) */
@@ -64,6 +65,7 @@ typedef struct backup_settings {
 	bool safe_slave_backup;      /* --safe-slave-backup */
 	long safe_slave_timeout;     /* --safe-slave-backup-timeout, s */
 	bool galera_info;            /* --galera-info */
+	bool binlog_info;            /* --binlog-info other than off: write xtrabackup_binlog_info */
 	bool bp_dump;                /* --dump-innodb-buffer-pool */
 	long long bp_dump_pct;       /* --dump-innodb-buffer-pool-pct */
 	long long bp_dump_timeout;   /* --dump-innodb-buffer-pool-timeout, s */
