@@ -112,4 +112,25 @@ tr ' ' '\n' < "$XB_OUT" | grep -- '^--datadir=' > "$T/datadirs"
 assert_eq "--datadir=$T/alt-datadir" "$(tail -n 1 "$T/datadirs")" \
     "--print-defaults with --defaults-group-suffix: [mysqld_alt] comes after [mysqld]"
 log "case ok: --print-defaults"
+log "case ok: --print-defaults"
+
+# 9. What a mariabackup user passes: obsolete options (ignored, said so), the server's
+#    command line after --mysqld-args, --binlog-info=OFF (no xtrabackup_binlog_info),
+#    --open-files-limit, --stream=mbstream, the default --target-dir.
+printf '[client]\nsocket=%s\nuser=root\n[mariabackup]\nno-version-check\nrsync\n[galera]\nwsrep_on=OFF\n' "$S" > "$T/mb.cnf"
+backup_ok "mariabackup's options" "$T/b9" --defaults-file="$T/mb.cnf" --backup --target-dir="$T/b9" \
+    --binlog-info=OFF --open-files-limit=2048 --no-backup-locks --core-file --mysqld-args --wsrep-new-cluster --no-such
+[[ -e $T/b9/xtrabackup_binlog_info ]] && fail "--binlog-info=OFF: xtrabackup_binlog_info was written"
+if [[ $XB_KIND == xtrabackup ]]; then
+    assert_contains "$XB_ERR" 'Obsolete option: no-backup-locks. Ignored' "obsolete options are said to be ignored"
+    assert_contains "$XB_ERR" 'Limit of open files: [0-9]+' "--open-files-limit"
+fi
+(cd "$T" && "$XB" --defaults-file="$T/mb.cnf" --backup > "$T/xb.default.out" 2> "$T/xb.default.err" < /dev/null)
+assert_ok $? "$T/xb.default.err" "backup with the default --target-dir"
+assert_file "$T/xtrabackup_backupfiles/xtrabackup_checkpoints"
+mkdir -p "$T/b10"
+"$XB" --defaults-file="$T/mb.cnf" --backup --stream=mbstream 2> "$T/xb.mbs.err" < /dev/null | mbstream -x -C "$T/b10"
+assert_ok "${PIPESTATUS[0]}" "$T/xb.mbs.err" "--stream=mbstream into mbstream -x"
+assert_file "$T/b10/xtrabackup_checkpoints"
+log "case ok: mariabackup's options"
 log "options_defaults: ok"
