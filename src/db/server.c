@@ -9,6 +9,8 @@
 
 #include <mysql.h>
 #include <errmsg.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,11 @@ int xb_server_connect(xb_server *s, const xb_conn_settings *cs, xb_error *err)
 	mysql_optionsv(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "xtrabackup");
 	unsigned timeout = 30;
 	mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	if (cs->read_timeout) {
+		unsigned rw = cs->read_timeout;
+		mysql_optionsv(m, MYSQL_OPT_READ_TIMEOUT, &rw);
+		mysql_optionsv(m, MYSQL_OPT_WRITE_TIMEOUT, &rw);
+	}
 	if (host && strcmp(host, "localhost") != 0)
 		snprintf(s->where, sizeof s->where, "host '%s' port %u", host, port ? port : 3306);
 	else
@@ -64,6 +71,7 @@ int xb_server_connect(xb_server *s, const xb_conn_settings *cs, xb_error *err)
 		return conn_error(s, m, err);
 	snprintf(s->version, sizeof s->version, "%s", mysql_get_server_info(m));
 	s->version_num = mysql_get_server_version(m);
+	s->id = mysql_thread_id(m);
 	char *cu = NULL;
 	if (xb_server_value(s, "SELECT CURRENT_USER()", &cu, err))
 		return err ? err->code : XB_E_QUERY;
@@ -104,6 +112,37 @@ int xb_server_exec(xb_server *s, const char *sql, xb_error *err)
 			mysql_free_result(r);
 	} while (mysql_next_result(m) == 0);
 	return 0;
+}
+
+int xb_server_exec_wait(xb_server *s, const char *sql, unsigned tick_ms, void (*tick)(void *ctx), void *ctx,
+			xb_error *err)
+{
+	MYSQL *m = M(s);
+	if (mysql_send_query(m, sql, (unsigned long)strlen(sql)))
+		return query_error(s, sql, err);
+	/* The answer is awaited on the socket, so the caller hears from us every
+	 * tick; mysql_read_query_result then reads it (bounded by the read timeout). */
+	struct pollfd p = {.fd = (int)mysql_get_socket(m), .events = POLLIN};
+	while (p.fd >= 0) {
+		int r = poll(&p, 1, (int)tick_ms);
+		if (r > 0 || (r < 0 && errno != EINTR))
+			break;
+		if (tick)
+			tick(ctx); /* a tick, or a signal (the caller may want to stop) */
+	}
+	if (mysql_read_query_result(m))
+		return query_error(s, sql, err);
+	do {
+		MYSQL_RES *r = mysql_store_result(m);
+		if (r)
+			mysql_free_result(r);
+	} while (mysql_next_result(m) == 0);
+	return 0;
+}
+
+unsigned xb_server_errno(xb_server *s)
+{
+	return s->mysql ? mysql_errno(M(s)) : 0;
 }
 
 int xb_server_rows(xb_server *s, const char *sql,

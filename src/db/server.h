@@ -33,6 +33,7 @@ typedef struct xb_conn_settings {
 	const char *ssl_crlpath; /* --ssl-crlpath */
 	const char *tls_version; /* --tls-version */
 	bool ssl_verify_server_cert; /* --ssl-verify-server-cert */
+	unsigned read_timeout;   /* seconds a statement's answer may take before the connection is given up, 0: no limit */
 } xb_conn_settings;
 
 enum { XB_CONN_PROTOCOL_DEFAULT = 0, XB_CONN_PROTOCOL_TCP = 1, XB_CONN_PROTOCOL_SOCKET = 2 };
@@ -43,6 +44,7 @@ typedef struct xb_server {
 	unsigned long version_num; /* e.g. 101119 */
 	char where[512];         /* "socket '/run/mysqld/mysqld.sock'" or "host:port" for messages */
 	char user[256];          /* CURRENT_USER() */
+	unsigned long id;        /* the server's id of this connection (CONNECTION_ID(), the processlist Id) */
 } xb_server;
 
 /* Connect with the connection settings (user, password, host, port, socket, protocol, TLS). */
@@ -51,6 +53,17 @@ void xb_server_close(xb_server *s);
 
 /* Run a statement and discard any result. */
 int xb_server_exec(xb_server *s, const char *sql, xb_error *err);
+
+/* Run a statement that may wait for a lock and discard any result: tick(ctx)
+ * is called every tick_ms while the answer has not come (from this thread, so
+ * it may use other connections: log who blocks, kill a statement). Returns
+ * like xb_server_exec once the server answered. */
+int xb_server_exec_wait(xb_server *s, const char *sql, unsigned tick_ms, void (*tick)(void *ctx), void *ctx,
+			xb_error *err);
+
+/* The server's error number of the last failed statement (1205: lock wait
+ * timeout, 1317: interrupted by KILL QUERY), 0 when it succeeded. */
+unsigned xb_server_errno(xb_server *s);
 
 /* First column of the first row (malloc'ed, NULL when there is no row or the value is NULL). */
 int xb_server_value(xb_server *s, const char *sql, char **out, xb_error *err);
