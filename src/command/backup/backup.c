@@ -21,8 +21,9 @@
  *     position and GTID (and replica / Galera positions), make the redo
  *     durable and copy it up to the server's LSN, stop the follower;
  *  6. BACKUP STAGE END, write the metadata files, xtrabackup_checkpoints last.
- * Any error unwinds: the connection is closed (releasing the stage locks),
- * and no completion marker is written.
+ * No lock wait is unbounded (--lock-wait-timeout; lockwait.c names who holds
+ * the lock). Any error unwinds: BACKUP STAGE END releases a stage still held,
+ * the connections are closed, and no completion marker is written.
  */
 #include "backup_int.h"
 
@@ -167,7 +168,9 @@ int cmd_backup(const xb_options *o, xb_error *err)
 		}
 		redo_follower_free(c->rf);
 	}
+	stage_release(c);
 	stage_replica_restart(c);
+	lockwait_close(c);
 	xb_server_close(&c->srv); /* closing the connection also ends a BACKUP STAGE */
 	xb_server_close(&c->srv_log);
 	target_close(c);

@@ -85,6 +85,11 @@ typedef struct backup_ctx {
 	backup_settings set;           /* what was asked, resolved from the options at the start */
 	xb_server srv;                 /* connection */
 	xb_server srv_log;             /* second connection, for the redo follower thread only */
+	xb_server srv_watch;           /* third connection, opened when a lock wait needs it: who holds the lock, KILL QUERY */
+	bool watch_failed;             /* srv_watch could not be opened: not tried again */
+	bool have_mli;                 /* the server has the metadata_lock_info plugin (learnt on srv_watch) */
+	long session_lock_wait;        /* lock_wait_timeout set on srv, s (0: not set yet) */
+	bool stage_held;               /* a BACKUP STAGE is held on srv: BACKUP STAGE END releases it */
 	server_layout lay;             /* where the server keeps things */
 	xb_sink *sink;                 /* where data files and the redo copy go (compressed, encrypted as asked) */
 	xb_sink *meta_sink;            /* where metadata files go: like sink, never compressed */
@@ -128,13 +133,30 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 int copy_innodb_all(backup_ctx *c, struct pacer *pc, xb_error *err);
 int copy_kind(backup_ctx *c, int kind, xb_error *err);
 
-/* stage.c: take BACKUP STAGE name (nothing with --no-lock); --safe-slave-backup's
+/* stage.c: take BACKUP STAGE name (nothing with --no-lock), waiting at most
+ * --lock-wait-timeout (START: --startup-wait-timeout/--ftwrl-wait-timeout when
+ * given; lockwait.c); stage_release: BACKUP STAGE END after a failure, when a
+ * stage is held; --safe-slave-backup's
  * stop and restart of the replica SQL thread; under BLOCK_COMMIT, the redo made
  * durable and copied, positions recorded, the follower stopped (to_lsn, last_lsn) */
 int stage_enter(backup_ctx *c, const char *name, xb_error *err);
+void stage_release(backup_ctx *c);
 int stage_replica_stop(backup_ctx *c, xb_error *err);
 void stage_replica_restart(backup_ctx *c);
 int stage_finish_redo(backup_ctx *c, xb_error *err);
+
+/* lockwait.c: run a BACKUP STAGE statement on c->srv with lock_wait_timeout
+ * = limit (s; option: the option that set it, for messages), logging every
+ * 10 s who holds it up; XB_E_LOCK_TIMEOUT naming them when the server gives
+ * up, XB_E_INTERRUPTED when a signal stopped it. lockwait_close closes the
+ * watching connection. lockwait_describe formats one processlist row (info:
+ * the statement's first 100 characters, info_cut: it is longer; locks: what
+ * metadata_lock_info says it holds, or NULL) into buf; returns its length. */
+int lockwait_exec(backup_ctx *c, const char *sql, long limit, const char *option, xb_error *err);
+void lockwait_close(backup_ctx *c);
+size_t lockwait_describe(char *buf, size_t n, const char *id, const char *user, const char *host,
+			 const char *command, const char *time, const char *state, const char *info, bool info_cut,
+			 const char *locks);
 
 /* ddl.c */
 int ddl_reconcile(backup_ctx *c, xb_error *err);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/log.h"
 #include "platform/ioprio.h"
 
 /* The client side of the connection: [client] groups, [xtrabackup] and the command line. */
@@ -33,6 +34,28 @@ static void conn_settings(const xb_options *o, xb_conn_settings *cs)
 	cs->ssl_crl = xb_opt_str(o, XB_OPT_SSL_CRL);
 	cs->ssl_crlpath = xb_opt_str(o, XB_OPT_SSL_CRLPATH);
 	cs->tls_version = xb_opt_str(o, XB_OPT_TLS_VERSION);
+	/* A statement's answer never takes longer than the longest lock wait and a
+	 * margin (the BACKUP STAGE statements are watched on their own: stage.c). */
+	cs->read_timeout = (unsigned)xb_opt_int(o, XB_OPT_LOCK_WAIT_TIMEOUT) + 60;
+}
+
+/* The lock timeouts: --lock-wait-timeout for every stage, BACKUP STAGE START's
+ * own from --startup-wait-timeout or its older name --ftwrl-wait-timeout; the
+ * options mariabackup 10.11 keeps but ignores are ignored here too, with one
+ * line each (OF_COMPAT in options.def). */
+static void lock_settings(const xb_options *o, backup_settings *s)
+{
+	s->lock_wait_timeout = (long)xb_opt_int(o, XB_OPT_LOCK_WAIT_TIMEOUT);
+	xb_opt_id start = xb_opt_isset(o, XB_OPT_STARTUP_WAIT_TIMEOUT) ? XB_OPT_STARTUP_WAIT_TIMEOUT : XB_OPT_FTWRL_WAIT_TIMEOUT;
+	s->start_wait_timeout = (long)xb_opt_int(o, start);
+	s->start_wait_option = xb_opt_name(start);
+	static const xb_opt_id ignored[] = {XB_OPT_FTWRL_WAIT_THRESHOLD, XB_OPT_FTWRL_WAIT_QUERY_TYPE,
+					    XB_OPT_KILL_LONG_QUERIES_TIMEOUT, XB_OPT_KILL_LONG_QUERY_TYPE,
+					    XB_OPT_LOCK_DDL_PER_TABLE};
+	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+		if (xb_opt_isset(o, ignored[i]))
+			xb_info("Obsolete option: %s. Ignored (no effect with BACKUP STAGE locks, as in mariabackup 10.11)",
+				xb_opt_name(ignored[i]));
 }
 
 /* A server-layout option given on the command line wins over the server's answer. */
@@ -68,6 +91,7 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->log_copy_interval = (unsigned)xb_opt_int(o, XB_OPT_LOG_COPY_INTERVAL);
 	s->checkpoint_now = xb_opt_bool(o, XB_OPT_INNODB_LOG_CHECKPOINT_NOW);
 	s->no_lock = xb_opt_bool(o, XB_OPT_NO_LOCK);
+	lock_settings(o, s);
 	s->slave_info = xb_opt_bool(o, XB_OPT_SLAVE_INFO);
 	s->safe_slave_backup = xb_opt_bool(o, XB_OPT_SAFE_SLAVE_BACKUP);
 	s->safe_slave_timeout = (long)xb_opt_int(o, XB_OPT_SAFE_SLAVE_BACKUP_TIMEOUT);

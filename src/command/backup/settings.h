@@ -61,6 +61,9 @@ typedef struct backup_settings {
 	unsigned log_copy_interval;  /* --log-copy-interval: redo follower poll, ms */
 	bool checkpoint_now;         /* --innodb-log-checkpoint-now */
 	bool no_lock;                /* --no-lock: no BACKUP STAGE locks */
+	long lock_wait_timeout;      /* --lock-wait-timeout: the longest a BACKUP STAGE waits for a lock, s */
+	long start_wait_timeout;     /* --startup-wait-timeout / --ftwrl-wait-timeout: BACKUP STAGE START's wait, s (0: lock_wait_timeout) */
+	const char *start_wait_option; /* the option start_wait_timeout came from, for messages */
 	bool slave_info;             /* --slave-info */
 	bool safe_slave_backup;      /* --safe-slave-backup */
 	long safe_slave_timeout;     /* --safe-slave-backup-timeout, s */

@@ -2,7 +2,8 @@
  * stage.c - the server's BACKUP STAGE locks and what is done under them.
  *
  * stage_enter() takes the next stage (START, FLUSH, BLOCK_DDL, BLOCK_COMMIT,
- * END; nothing with --no-lock); --safe-slave-backup stops a replica's SQL
+ * END; nothing with --no-lock), each wait bounded by lockwait.c; after a
+ * failure stage_release() ends a stage still held; --safe-slave-backup stops a replica's SQL
  * thread before DDL is blocked and starts it again at the end; under
  * BLOCK_COMMIT, stage_finish_redo() makes the server's redo durable, waits for
  * the follower to copy it, records the binary log position, GTID and replica
@@ -27,10 +28,32 @@ int stage_enter(backup_ctx *c, const char *name, xb_error *err)
 	char sql[64];
 	snprintf(sql, sizeof sql, "BACKUP STAGE %s", name);
 	xb_info("Starting %s", sql);
-	int rc = xb_server_exec(&c->srv, sql, err);
-	if (!rc)
-		xb_info("Acquired %s", sql);
-	return rc;
+	int rc;
+	if (!strcmp(name, "END")) {
+		rc = xb_server_exec(&c->srv, sql, err); /* releases: never waits */
+	} else {
+		bool start = !strcmp(name, "START") && c->set.start_wait_timeout > 0;
+		char option[64];
+		snprintf(option, sizeof option, "--%s", start ? c->set.start_wait_option : "lock-wait-timeout");
+		rc = lockwait_exec(c, sql, start ? c->set.start_wait_timeout : c->set.lock_wait_timeout, option, err);
+	}
+	if (rc)
+		return rc;
+	c->stage_held = strcmp(name, "END") != 0;
+	xb_info("Acquired %s", sql);
+	return 0;
+}
+
+void stage_release(backup_ctx *c)
+{
+	if (!c->stage_held || !c->srv.mysql)
+		return;
+	c->stage_held = false;
+	xb_error e;
+	if (xb_server_exec(&c->srv, "BACKUP STAGE END", &e))
+		xb_warn("BACKUP STAGE END failed (closing the connection releases the locks): %s", e.msg);
+	else
+		xb_info("Released the backup locks (BACKUP STAGE END)");
 }
 
 static int master_status_row(void *ctx, unsigned n, char **names, char **values)
