@@ -41,21 +41,28 @@ static void conn_settings(const xb_options *o, xb_conn_settings *cs)
 
 /* The lock timeouts: --lock-wait-timeout for every stage, BACKUP STAGE START's
  * own from --startup-wait-timeout or its older name --ftwrl-wait-timeout; the
- * options mariabackup 10.11 keeps but ignores are ignored here too, with one
- * line each (OF_COMPAT in options.def). */
+ * options mariabackup 10.11 keeps but ignores are ignored here too, and
+ * --lock-ddl-per-table, which we do not need, with one line each (OF_COMPAT in
+ * options.def). */
 static void lock_settings(const xb_options *o, backup_settings *s)
 {
 	s->lock_wait_timeout = (long)xb_opt_int(o, XB_OPT_LOCK_WAIT_TIMEOUT);
 	xb_opt_id start = xb_opt_isset(o, XB_OPT_STARTUP_WAIT_TIMEOUT) ? XB_OPT_STARTUP_WAIT_TIMEOUT : XB_OPT_FTWRL_WAIT_TIMEOUT;
 	s->start_wait_timeout = (long)xb_opt_int(o, start);
 	s->start_wait_option = xb_opt_name(start);
-	static const xb_opt_id ignored[] = {XB_OPT_FTWRL_WAIT_THRESHOLD, XB_OPT_FTWRL_WAIT_QUERY_TYPE,
-					    XB_OPT_KILL_LONG_QUERIES_TIMEOUT, XB_OPT_KILL_LONG_QUERY_TYPE,
-					    XB_OPT_LOCK_DDL_PER_TABLE};
+	static const struct {
+		xb_opt_id id;    /* the option */
+		const char *why; /* why it has no effect */
+	} ignored[] = {
+		{XB_OPT_FTWRL_WAIT_THRESHOLD, "no effect with BACKUP STAGE locks (mariabackup 10.11 ignores it too)"},
+		{XB_OPT_FTWRL_WAIT_QUERY_TYPE, "no effect with BACKUP STAGE locks (mariabackup 10.11 ignores it too)"},
+		{XB_OPT_KILL_LONG_QUERIES_TIMEOUT, "no effect with BACKUP STAGE locks (mariabackup 10.11 ignores it too)"},
+		{XB_OPT_KILL_LONG_QUERY_TYPE, "no effect with BACKUP STAGE locks (mariabackup 10.11 ignores it too)"},
+		{XB_OPT_LOCK_DDL_PER_TABLE, "not needed: DDL during the copy is reconciled under BACKUP STAGE BLOCK_DDL, no table needs its own lock"},
+	};
 	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
-		if (xb_opt_isset(o, ignored[i]))
-			xb_info("Obsolete option: %s. Ignored (no effect with BACKUP STAGE locks, as in mariabackup 10.11)",
-				xb_opt_name(ignored[i]));
+		if (xb_opt_isset(o, ignored[i].id))
+			xb_info("Ignored option --%s: %s", xb_opt_name(ignored[i].id), ignored[i].why);
 }
 
 /* A server-layout option given on the command line wins over the server's answer. */
