@@ -3,15 +3,17 @@
 #  a. A session holds LOCK TABLES t WRITE in an open transaction (MariaDB's
 #     mariabackup.backup_lock_wait_timeout): --ftwrl-wait-timeout=1 fails within a
 #     few seconds, naming the stage and the connection (its id, user, command, the
-#     lock it holds with metadata_lock_info loaded) with a HINT, exit code
-#     LOCK_TIMEOUT (mariabackup: 1), no xtrabackup_checkpoints; the lock session
+#     lock it holds with metadata_lock_info loaded) with a HINT, exit status 1
+#     (mariabackup's) and LOCK_TIMEOUT in the error line, no
+#     xtrabackup_checkpoints; the lock session
 #     still works and DDL from another connection is not blocked afterwards.
 #     Without metadata_lock_info the holder is still named (from the processlist).
 #  b. A long SELECT with --kill-long-queries-timeout=1: the backup succeeds and the
 #     SELECT is left alone (BACKUP STAGE never waits for it; mariabackup 10.11 ignores
 #     the option too, and so do we, saying so in one line).
 #  c. Our own cap: a long write to a MyISAM table holds BACKUP STAGE BLOCK_DDL up;
-#     with --lock-wait-timeout=3 and no mariabackup option the backup fails after
+#     with --lock-wait-timeout=3 and no mariabackup option the backup fails (with
+#     --exit-status=detailed: exit status LOCK_TIMEOUT) after
 #     about 3 s naming the stage, --lock-wait-timeout and the statement, releases the
 #     stages it held (BACKUP STAGE END), and DDL works afterwards. A wait that ends
 #     in time logs who it waited for and the backup completes.
@@ -52,8 +54,15 @@ ddl_works() {
     assert_eq 0 "$held" "$1: no BACKUP STAGE statement still running"
 }
 
-lock_code=1
-[[ $XB_KIND == xtrabackup ]] && lock_code=$(error_code_of LOCK_TIMEOUT)
+# failed_on_lock WHAT - the last run failed as a lock timeout does.
+failed_on_lock() {
+    assert_failed "$XB_RC" "$XB_ERR" "$1"
+    if [[ $XB_KIND == xtrabackup ]]; then
+        assert_error LOCK_TIMEOUT "$XB_RC" "$XB_ERR" "$1"
+    else
+        assert_eq 1 "$XB_RC" "$1: exit status"
+    fi
+}
 
 # ---------------------------------------------------------------- a. LOCK TABLES holder
 for mli in 1 0; do
@@ -73,12 +82,11 @@ for mli in 1 0; do
     xb_backup_bg src "$B" --ftwrl-wait-timeout=1
     xb_wait_max 30 "$what"
     took=$((SECONDS - t0))
-    assert_failed "$XB_RC" "$XB_ERR" "$what"
-    assert_eq "$lock_code" "$XB_RC" "$what: exit code"
+    failed_on_lock "$what"
     [[ $took -le 10 ]] || fail "$what: the backup took ${took}s to give up (expected a few seconds)"
     no_completion "$B" "$what"
     if [[ $XB_KIND == xtrabackup ]]; then
-        assert_contains "$XB_ERR" "Error: BACKUP STAGE START was not granted within 1 s \(--ftwrl-wait-timeout=1\): held up by connection $hid \(root@localhost\) Sleep for [0-9]+ s" \
+        assert_contains "$XB_ERR" "Error: \[021\] BACKUP STAGE START was not granted within 1 s \(--ftwrl-wait-timeout=1\): held up by connection $hid \(root@localhost\) Sleep for [0-9]+ s" \
             "$what: the error names the stage, the option and the holder"
         if [[ $mli == 1 ]]; then
             assert_contains "$XB_ERR" "connection $hid .*holds MDL_BACKUP_DDL, MDL_SHARED_NO_READ_WRITE on test\.t" \
@@ -109,7 +117,7 @@ xb_backup src "$T/backup_b" --kill-long-queries-timeout=1 --kill-long-query-type
 assert_ok "$XB_RC" "$XB_ERR" "$what"
 assert_file "$T/backup_b/xtrabackup_checkpoints"
 [[ $XB_KIND == xtrabackup ]] &&
-    assert_contains "$XB_ERR" "Obsolete option: kill-long-queries-timeout\. Ignored" "$what: the option is said to be ignored"
+    assert_contains "$XB_ERR" "Ignored option --kill-long-queries-timeout: no effect with BACKUP STAGE locks" "$what: the option is said to be ignored"
 wait "$SEL_PID"
 assert_contains "$T/select.out" "^select done	0$" "$what: the SELECT ran to its end"
 assert_contains "$T/select.out" "^rc=0$" "$what: the SELECT was not killed"
@@ -124,12 +132,12 @@ if [[ $XB_KIND == xtrabackup ]]; then
         || fail "$what: the INSERT did not start"
     wid=$(sql src "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE 'INSERT INTO test.m%'")
     B=$T/backup_c
-    xb_backup_bg src "$B" --lock-wait-timeout=3
+    xb_backup_bg src "$B" --lock-wait-timeout=3 --exit-status=detailed
     xb_wait_max 60 "$what"
     assert_failed "$XB_RC" "$XB_ERR" "$what"
-    assert_eq "$lock_code" "$XB_RC" "$what: exit code"
+    assert_eq "$(error_code_of LOCK_TIMEOUT)" "$XB_RC" "$what: exit status with --exit-status=detailed"
     no_completion "$B" "$what"
-    assert_contains "$XB_ERR" "Error: BACKUP STAGE BLOCK_DDL was not granted within 3 s \(--lock-wait-timeout=3\): held up by connection $wid \(root@localhost\) Query for [0-9]+ s, state '[^']+'.*: INSERT INTO test\.m SELECT SLEEP\(120\)" \
+    assert_contains "$XB_ERR" "Error: \[021\] BACKUP STAGE BLOCK_DDL was not granted within 3 s \(--lock-wait-timeout=3\): held up by connection $wid \(root@localhost\) Query for [0-9]+ s, state '[^']+'.*: INSERT INTO test\.m SELECT SLEEP\(120\)" \
         "$what: the error names the stage, our option and the statement"
     assert_contains "$XB_ERR" "HINT: end what holds the lock \(KILL $wid\).*--lock-wait-timeout=SEC waits longer" "$what: the hint"
     assert_contains "$XB_ERR" "Released the backup locks \(BACKUP STAGE END\)" "$what: the stages held were released"
