@@ -44,14 +44,24 @@ static int extra_lsndir_put(backup_ctx *c, const char *name, const xb_text *t, x
 	return rc;
 }
 
-/* Write a metadata file into the backup, and its plain copy into --extra-lsndir. */
-static int put(backup_ctx *c, const char *name, xb_text *t, xb_error *err)
+/*
+ * Write a metadata file into the backup. --extra-lsndir gets a plain copy of
+ * xtrabackup_checkpoints and xtrabackup_info only, the set mariabackup 10.11
+ * writes there (what mariabackup's --incremental-basedir and a
+ * catalogue script read): mirror says which.
+ */
+static int put_file(backup_ctx *c, const char *name, xb_text *t, bool mirror, xb_error *err)
 {
-	int rc = extra_lsndir_put(c, name, t, err);
+	int rc = mirror ? extra_lsndir_put(c, name, t, err) : 0;
 	if (!rc)
 		rc = xb_metafile_put(c->meta_sink, name, t, err);
 	xb_text_free(t);
 	return rc;
+}
+
+static int put(backup_ctx *c, const char *name, xb_text *t, xb_error *err)
+{
+	return put_file(c, name, t, false, err);
 }
 
 int meta_write_binlog_info(backup_ctx *c, xb_error *err)
@@ -199,7 +209,7 @@ int meta_write_info(backup_ctx *c, xb_error *err)
 	snprintf(x.format, sizeof x.format, "%s", stream ? stream : "file");
 	xb_text t = {0};
 	xb_xbinfo_format(&x, &t);
-	return put(c, XB_XBINFO_FILE, &t, err);
+	return put_file(c, XB_XBINFO_FILE, &t, true, err);
 }
 
 int meta_write_checkpoints(backup_ctx *c, xb_error *err)
@@ -209,5 +219,5 @@ int meta_write_checkpoints(backup_ctx *c, xb_error *err)
 			     .last_lsn = (unsigned long long)c->last_lsn};
 	xb_text t = {0};
 	xb_checkpoints_format(&cp, &t);
-	return put(c, XB_CHECKPOINTS_FILE, &t, err);
+	return put_file(c, XB_CHECKPOINTS_FILE, &t, true, err);
 }

@@ -14,7 +14,8 @@
  * Metadata (xtrabackup_checkpoints, xtrabackup_info, backup-my.cnf, ...) is
  * never compressed, as with mariabackup, so tools read it without a
  * decompressor; with --encrypt it is encrypted like everything else, and
- * --extra-lsndir keeps a plain copy of it.
+ * --extra-lsndir keeps a plain copy of xtrabackup_checkpoints and
+ * xtrabackup_info.
  */
 #include "backup_int.h"
 

@@ -10,8 +10,9 @@
 # Along the way: compressed files are named .zst and the zstd CLI tests them;
 # encrypted files are named .xbcrypt and hold no plaintext; metadata is never
 # compressed; --extra-lsndir keeps a plain xtrabackup_checkpoints equal to the one
-# in the stream; stdout carries nothing but the stream (the extractor parses all of
-# it); --prepare on a backup still encoded refuses with the command to run.
+# in the stream, and xtrabackup_info, nothing else (mariabackup's set); stdout
+# carries nothing but the stream (the extractor parses all of it); --prepare on
+# a backup still encoded refuses with the command to run.
 # Our tool only (mariabackup has no zstd or authenticated encryption).
 # shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
@@ -174,6 +175,10 @@ for container in xbstream tar dir; do
       if [[ $container != dir ]]; then
           assert_eq "$(checkpoints_value "$out/lsn" to_lsn)" "$(checkpoints_value "$raw" to_lsn)" \
               "$what: --extra-lsndir to_lsn"
+          # exactly mariabackup's set, though the server logs binlogs (no
+          # xtrabackup_binlog_info, no backup-my.cnf there)
+          assert_eq "$(ls "$out/lsn" | tr '\n' ' ')" "xtrabackup_checkpoints xtrabackup_info " \
+              "$what: files in --extra-lsndir"
       fi
       assert_eq "$(checkpoints_value "$raw" backup_type)" "full-backuped" "$what: backup_type"
       prep_run "$XB" "$raw"
