@@ -34,6 +34,31 @@ void xb_slave_info_free(xb_slave_info *si)
 	si->n = 0;
 }
 
+void xb_slave_info_settle(xb_slave_info *si, const char *gtid_slave_pos)
+{
+	si->has_gtid_slave_pos = false;
+	snprintf(si->gtid_slave_pos, sizeof si->gtid_slave_pos, "%s", gtid_slave_pos ? gtid_slave_pos : "");
+	for (size_t i = 0; i < si->n; i++) {
+		si->ch[i].use_gtid = si->ch[i].use_gtid && si->gtid_slave_pos[0];
+		si->has_gtid_slave_pos |= si->ch[i].use_gtid;
+	}
+}
+
+void xb_slave_info_describe(const xb_slave_info *si, xb_text *t)
+{
+	xb_text_add(t, "MySQL slave binlog position: ");
+	if (si->has_gtid_slave_pos)
+		xb_text_add(t, "gtid_slave_pos '%s'", si->gtid_slave_pos);
+	for (size_t i = 0; i < si->n; i++) {
+		const xb_slave_channel *c = &si->ch[i];
+		xb_text_add(t, "%smaster '%s' ", i || si->has_gtid_slave_pos ? "; " : "", c->name);
+		if (c->use_gtid)
+			xb_text_add(t, "master_use_gtid = slave_pos");
+		else
+			xb_text_add(t, "filename '%s' position '%llu'", c->file, c->pos);
+	}
+}
+
 void xb_slave_info_format(const xb_slave_info *si, xb_text *t)
 {
 	if (si->has_gtid_slave_pos)

@@ -39,9 +39,23 @@ int xb_slave_info_add(xb_slave_info *si, const xb_slave_channel *ch, xb_error *e
 
 void xb_slave_info_free(xb_slave_info *si);
 
+/* Set each connection's form as mariabackup 10.11 does, once all are added
+ * with use_gtid saying whether the connection replicates by GTID (Using_Gtid
+ * other than No): by GTID only when gtid_slave_pos (@@gtid_slave_pos) is not
+ * empty, else by file and position (a replica that never applied a GTID event
+ * has no GTID to start from). The SET GLOBAL gtid_slave_pos line comes first
+ * when any connection is written by GTID. */
+void xb_slave_info_settle(xb_slave_info *si, const char *gtid_slave_pos);
+
 /* The file's text (the lines above, each ending in "\n"; put into the
  * backup's sink with xb_metafile_put()). */
 void xb_slave_info_format(const xb_slave_info *si, xb_text *t);
+
+/* One line for the backup's log, mariabackup's summary of the same facts
+ * (scripts grep it): "MySQL slave binlog position: [gtid_slave_pos 'GTID'; ]
+ * master 'NAME' master_use_gtid = slave_pos; master 'NAME' filename 'FILE'
+ * position 'N'", the connections joined by "; ". */
+void xb_slave_info_describe(const xb_slave_info *si, xb_text *t);
 
 /* Read dir/xtrabackup_slave_info into *si (zeroed first; free it with
  * xb_slave_info_free(), also after an error). Every non-blank line must be

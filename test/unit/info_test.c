@@ -300,6 +300,49 @@ static void test_binlog_info(void)
 
 /* ---- xtrabackup_slave_info */
 
+/* Which form each connection takes, and the log line, as mariabackup 10.11
+ * writes them (suite/mariabackup slave_info_norpl and rpl_slave_info). */
+static void test_slave_info_settle(void)
+{
+	xb_slave_info si = {0};
+	xb_slave_channel def = {.use_gtid = true}, m4 = {.name = "master4", .file = "master-bin.000001", .pos = 329},
+			 m5 = {.name = "master5", .use_gtid = true};
+	CU_ASSERT_EQUAL(xb_slave_info_add(&si, &def, NULL), 0);
+	CU_ASSERT_EQUAL(xb_slave_info_add(&si, &m4, NULL), 0);
+	CU_ASSERT_EQUAL(xb_slave_info_add(&si, &m5, NULL), 0);
+
+	/* GTID replication but no GTID applied yet: file and position, no SET line */
+	xb_slave_info_settle(&si, "");
+	xb_text t = {0};
+	xb_slave_info_format(&si, &t);
+	CU_ASSERT_STRING_EQUAL(t.s, "CHANGE MASTER TO MASTER_LOG_FILE='', MASTER_LOG_POS=0;\n"
+				    "CHANGE MASTER 'master4' TO MASTER_LOG_FILE='master-bin.000001', MASTER_LOG_POS=329;\n"
+				    "CHANGE MASTER 'master5' TO MASTER_LOG_FILE='', MASTER_LOG_POS=0;\n");
+	xb_text_free(&t);
+	xb_slave_info_describe(&si, &t);
+	CU_ASSERT_STRING_EQUAL(t.s, "MySQL slave binlog position: master '' filename '' position '0'; "
+				    "master 'master4' filename 'master-bin.000001' position '329'; "
+				    "master 'master5' filename '' position '0'");
+	xb_text_free(&t);
+
+	/* with a position: the SET line first, GTID connections by GTID */
+	si.ch[0].use_gtid = si.ch[2].use_gtid = true;
+	xb_slave_info_settle(&si, "1-1-1,2-2-2");
+	xb_slave_info_format(&si, &t);
+	CU_ASSERT_STRING_EQUAL(t.s, "SET GLOBAL gtid_slave_pos = '1-1-1,2-2-2';\n"
+				    "CHANGE MASTER TO master_use_gtid = slave_pos;\n"
+				    "CHANGE MASTER 'master4' TO MASTER_LOG_FILE='master-bin.000001', MASTER_LOG_POS=329;\n"
+				    "CHANGE MASTER 'master5' TO master_use_gtid = slave_pos;\n");
+	xb_text_free(&t);
+	xb_slave_info_describe(&si, &t);
+	CU_ASSERT_STRING_EQUAL(t.s, "MySQL slave binlog position: gtid_slave_pos '1-1-1,2-2-2'; "
+				    "master '' master_use_gtid = slave_pos; "
+				    "master 'master4' filename 'master-bin.000001' position '329'; "
+				    "master 'master5' master_use_gtid = slave_pos");
+	xb_text_free(&t);
+	xb_slave_info_free(&si);
+}
+
 static void test_slave_info(void)
 {
 	xb_slave_info si = {.has_gtid_slave_pos = true, .gtid_slave_pos = "0-1-3,7-2-4"};
@@ -658,6 +701,7 @@ int main(void)
 	CU_add_test(s, "xtrabackup_checkpoints: malformed, with line numbers", test_checkpoints_malformed);
 	CU_add_test(s, "xtrabackup_binlog_info, xtrabackup_binlog_pos_innodb", test_binlog_info);
 	CU_add_test(s, "xtrabackup_slave_info", test_slave_info);
+	CU_add_test(s, "xtrabackup_slave_info: form and log line", test_slave_info_settle);
 	CU_add_test(s, "xtrabackup_galera_info", test_galera_info);
 	CU_add_test(s, "xtrabackup_info", test_xbinfo);
 	CU_add_test(s, "backup-my.cnf", test_backup_cnf);

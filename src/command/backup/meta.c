@@ -114,15 +114,18 @@ int meta_write_slave_info(backup_ctx *c, xb_error *err)
 		rc = xb_server_rows(&c->srv, "SHOW ALL SLAVES STATUS", slave_row, &s, err);
 	if (!rc)
 		rc = s.rc;
-	/* the position comes first when the first connection replicates by GTID */
-	s.si.has_gtid_slave_pos = s.si.n && s.si.ch[0].use_gtid;
-	snprintf(s.si.gtid_slave_pos, sizeof s.si.gtid_slave_pos, "%s", gtid_slave_pos ? gtid_slave_pos : "");
+	if (!rc)
+		xb_slave_info_settle(&s.si, gtid_slave_pos);
 	free(gtid_slave_pos);
 	if (!rc && s.si.n == 0)
-		xb_warn("--slave-info given but the server is not a replica: no " XB_SLAVE_INFO_FILE " written");
+		/* mariabackup's words, which scripts look for */
+		xb_info("Failed to get master binlog coordinates from SHOW SLAVE STATUS.This means that the server "
+			"is not a replication slave. Ignoring the --slave-info option");
 	if (!rc && s.si.n) {
-		xb_info("Writing " XB_SLAVE_INFO_FILE);
 		xb_text t = {0};
+		xb_slave_info_describe(&s.si, &t);
+		xb_info("%s", t.s);
+		xb_text_free(&t);
 		xb_slave_info_format(&s.si, &t);
 		rc = put(c, XB_SLAVE_INFO_FILE, &t, err);
 	}

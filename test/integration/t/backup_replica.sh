@@ -4,7 +4,8 @@
 # replica uses master_use_gtid=slave_pos) equal to the replica's gtid_slave_pos at
 # the backup point; --safe-slave-backup stops the SQL thread for the lock phase
 # and starts it again afterwards; xtrabackup_binlog_info is the replica's own
-# binlog position. Replication credentials go through stdin, never argv.
+# binlog position. Replication credentials go through stdin, never argv. Then, with
+# gtid_slave_pos emptied, the file gives the binlog file and position instead.
 # shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
@@ -45,3 +46,20 @@ if [[ $XB_KIND == xtrabackup ]]; then
 fi
 restore_backup "$T/b" restored
 assert_eq "$(checksum_all replica)" "$(checksum_all restored)" "restored replica data"
+assert_eq "SET GLOBAL gtid_slave_pos = '$want';
+CHANGE MASTER TO master_use_gtid = slave_pos;" "$(cat "$T/b/xtrabackup_slave_info")" "the whole xtrabackup_slave_info"
+
+# A replica by GTID whose gtid_slave_pos is empty has no GTID to start from:
+# the file gives the primary's binlog file and position instead, no SET line
+# (mariabackup 10.11's rule, suite/mariabackup rpl_slave_info).
+sql replica "STOP SLAVE; SET GLOBAL gtid_slave_pos=''" || fail "clearing gtid_slave_pos"
+status() { mariadb --defaults-file="$(cnf_of replica)" -B -e "SHOW SLAVE STATUS" |
+           awk -F'\t' -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $col[want] }'; }
+file=$(status Relay_Master_Log_File) pos=$(status Exec_Master_Log_Pos)
+[[ -n $file && $pos -gt 0 ]] || fail "SHOW SLAVE STATUS gives no position: '$file' '$pos'"
+xb_backup replica "$T/b2" --slave-info
+assert_ok "$XB_RC" "$XB_ERR" "backup of the replica with an empty gtid_slave_pos"
+assert_eq "CHANGE MASTER TO MASTER_LOG_FILE='$file', MASTER_LOG_POS=$pos;" "$(cat "$T/b2/xtrabackup_slave_info")" \
+    "xtrabackup_slave_info without a GTID position"
+assert_contains "$XB_ERR" "MySQL slave binlog position: master '' filename '$file' position '$pos'$" \
+    "the position in the log"
