@@ -86,7 +86,8 @@ static int run(backup_ctx *c, xb_error *err)
 	rcfg.poll_interval_ms = s->log_copy_interval;
 	rcfg.on_file_op = ddl_note_file_op;
 	rcfg.ctx = c;
-	rcfg.durable_lsn = durable_lsn;
+	/* without InnoDB nothing writes the log: all of it is durable, read it to its end marker */
+	rcfg.durable_lsn = c->lay.innodb_off ? NULL : durable_lsn;
 	rcfg.durable_ctx = c;
 	if ((rc = xb_server_connect(&c->srv_log, &s->conn, err)))
 		return rc;

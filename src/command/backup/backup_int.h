@@ -57,6 +57,7 @@ typedef struct server_layout {
 	int undo_tablespaces;          /* innodb_undo_tablespaces */
 	int compression_level;         /* innodb_compression_level */
 	bool log_bin;                  /* binary logging on */
+	bool innodb_off;               /* the server runs without InnoDB: its files lie still, nothing to follow */
 	char version[128];             /* SELECT VERSION() */
 } server_layout;
 

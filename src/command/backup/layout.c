@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "common/log.h"
 #include "common/path.h"
@@ -44,6 +45,49 @@ static int get_dir(backup_ctx *c, const char *name, const char *option, const ch
 	return rc ? rc : resolve_dir(out, n, base, option ? option : v, err);
 }
 
+static void layout_done(server_layout *l, const xb_server *srv)
+{
+	snprintf(l->version, sizeof l->version, "%s", srv->version);
+	if (srv->version_num < 100800 || srv->version_num >= 110000)
+		xb_warn("server version %s: this tool is made for MariaDB 10.11 (10.8 redo format)", srv->version);
+	xb_info("Server %s, datadir %s, InnoDB page size %u, redo log %s (%llu bytes)", srv->version, l->datadir,
+		l->page_size, l->log_file, (unsigned long long)l->log_file_size);
+}
+
+/*
+ * A server started without InnoDB (skip-innodb) shows no innodb_* variable.
+ * Its InnoDB files, when the datadir has them, lie still: they are copied as
+ * they are, as mariabackup does, so the restored directory is the source's
+ * and InnoDB can be enabled again later. What backup-my.cnf records comes from
+ * the option files the server was started with, else from the files: the redo
+ * log's size, and the defaults (16 KiB pages).
+ */
+static int layout_without_innodb(backup_ctx *c, xb_error *err)
+{
+	server_layout *l = &c->lay;
+	const innodb_cnf_settings *ic = &c->set.innodb_cnf;
+	l->innodb_off = true;
+	snprintf(l->data_file_path, sizeof l->data_file_path, "%s", ic->data_file_path ? ic->data_file_path : "");
+	snprintf(l->checksum_algorithm, sizeof l->checksum_algorithm, "%s",
+		 ic->checksum_algorithm ? ic->checksum_algorithm : "");
+	l->page_size = ic->page_size ? (uint32_t)ic->page_size : 16384;
+	l->undo_tablespaces = ic->undo_tablespaces;
+	l->compression_level = ic->compression_level >= 0 ? ic->compression_level : 6;
+	char v[64];
+	int rc = get_var(c, "log_bin", v, sizeof v, err);
+	if (rc)
+		return rc;
+	l->log_bin = !strcasecmp(v, "ON") || !strcmp(v, "1");
+	if ((rc = inv_redo_file(l->log_file, sizeof l->log_file, l->log_dir, err)))
+		return rc;
+	struct stat st;
+	l->log_file_size = ic->log_file_size ? ic->log_file_size : !stat(l->log_file, &st) ? (uint64_t)st.st_size : 0;
+	xb_info("InnoDB is disabled on the server (skip-innodb): its files in the datadir are copied as they lie, "
+		"its settings taken from the option files");
+	layout_done(l, &c->srv);
+	return 0;
+}
+
 int layout_read(backup_ctx *c, xb_error *err)
 {
 	server_layout *l = &c->lay;
@@ -61,6 +105,8 @@ int layout_read(backup_ctx *c, xb_error *err)
 		return rc;
 	if ((rc = get_var(c, "innodb_page_size", v, sizeof v, err)))
 		return rc;
+	if (!*v)
+		return layout_without_innodb(c, err);
 	l->page_size = (uint32_t)strtoul(v, NULL, 10);
 	if ((rc = get_var(c, "innodb_log_file_size", v, sizeof v, err)))
 		return rc;
@@ -78,10 +124,6 @@ int layout_read(backup_ctx *c, xb_error *err)
 	l->log_bin = !strcasecmp(v, "ON") || !strcmp(v, "1");
 	if ((rc = inv_redo_file(l->log_file, sizeof l->log_file, l->log_dir, err)))
 		return rc;
-	snprintf(l->version, sizeof l->version, "%s", c->srv.version);
-	if (c->srv.version_num < 100800 || c->srv.version_num >= 110000)
-		xb_warn("server version %s: this tool is made for MariaDB 10.11 (10.8 redo format)", c->srv.version);
-	xb_info("Server %s, datadir %s, InnoDB page size %u, redo log %s (%llu bytes)", c->srv.version, l->datadir,
-		l->page_size, l->log_file, (unsigned long long)l->log_file_size);
+	layout_done(l, &c->srv);
 	return 0;
 }

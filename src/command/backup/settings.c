@@ -86,6 +86,15 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->data_home_dir = user_override(o, XB_OPT_INNODB_DATA_HOME_DIR);
 	s->undo_dir = user_override(o, XB_OPT_INNODB_UNDO_DIRECTORY);
 	s->log_dir = user_override(o, XB_OPT_INNODB_LOG_GROUP_HOME_DIR);
+	innodb_cnf_settings *ic = &s->innodb_cnf;
+	ic->data_file_path = xb_opt_str(o, XB_OPT_INNODB_DATA_FILE_PATH);
+	ic->checksum_algorithm = xb_opt_str(o, XB_OPT_INNODB_CHECKSUM_ALGORITHM);
+	ic->page_size = xb_opt_isset(o, XB_OPT_INNODB_PAGE_SIZE) ? xb_opt_size(o, XB_OPT_INNODB_PAGE_SIZE) : 0;
+	ic->log_file_size = xb_opt_isset(o, XB_OPT_INNODB_LOG_FILE_SIZE) ? xb_opt_size(o, XB_OPT_INNODB_LOG_FILE_SIZE) : 0;
+	ic->undo_tablespaces =
+		xb_opt_isset(o, XB_OPT_INNODB_UNDO_TABLESPACES) ? (int)xb_opt_int(o, XB_OPT_INNODB_UNDO_TABLESPACES) : 0;
+	ic->compression_level =
+		xb_opt_isset(o, XB_OPT_INNODB_COMPRESSION_LEVEL) ? (int)xb_opt_int(o, XB_OPT_INNODB_COMPRESSION_LEVEL) : -1;
 	s->parallel = (int)xb_opt_int(o, XB_OPT_PARALLEL);
 	long long throttle = xb_opt_int(o, XB_OPT_THROTTLE);
 	s->throttle = throttle > 0 ? (unsigned)throttle : 0;

@@ -44,6 +44,18 @@ typedef struct target_settings {
 	xb_remote_settings remote; /* TARGET_REMOTE: keys, retries, timeout, connections */
 } target_settings;
 
+/* The InnoDB settings the option files give ([mysqld], [xtrabackup] ..., the
+ * command line): what a backup records when the server runs without InnoDB
+ * (skip-innodb) and so shows none of these variables. Unset: NULL or 0. */
+typedef struct innodb_cnf_settings {
+	const char *data_file_path;     /* innodb_data_file_path */
+	const char *checksum_algorithm; /* innodb_checksum_algorithm */
+	uint64_t page_size;             /* innodb_page_size */
+	uint64_t log_file_size;         /* innodb_log_file_size */
+	int undo_tablespaces;           /* innodb_undo_tablespaces */
+	int compression_level;          /* innodb_compression_level, -1 unset */
+} innodb_cnf_settings;
+
 typedef struct backup_settings {
 	target_settings target;      /* where the backup goes */
 	xb_conn_settings conn;       /* how to reach the server */
@@ -51,6 +63,7 @@ typedef struct backup_settings {
 	const char *data_home_dir;   /* the same for --innodb-data-home-dir */
 	const char *undo_dir;        /* the same for --innodb-undo-directory */
 	const char *log_dir;         /* the same for --innodb-log-group-home-dir */
+	innodb_cnf_settings innodb_cnf; /* InnoDB settings of the option files, for a server without InnoDB */
 	int parallel;                /* --parallel: datafile copy threads */
 	long open_files_limit;       /* --open-files-limit: raise the process's limit to this, 0: leave it */
 	unsigned throttle;           /* --throttle: reads of 1 MiB per second, 0: no fixed limit */

@@ -146,15 +146,18 @@ void stage_replica_restart(backup_ctx *c)
 
 int stage_finish_redo(backup_ctx *c, xb_error *err)
 {
-	uint64_t lsn;
-	int rc = xb_server_lsn(&c->srv, &lsn, err);
+	uint64_t lsn = 0;
+	/* without InnoDB no one writes the redo log: the copy already has all of it */
+	int rc = c->lay.innodb_off ? 0 : xb_server_lsn(&c->srv, &lsn, err);
 	if (!rc)
 		rc = xb_server_exec(&c->srv, "FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS", err);
 	if (rc)
 		return rc;
-	xb_info("Waiting for the redo log copy to reach LSN %llu", (unsigned long long)lsn);
-	if ((rc = redo_follower_wait_for(c->rf, lsn, 600, err)))
-		return rc;
+	if (!c->lay.innodb_off) {
+		xb_info("Waiting for the redo log copy to reach LSN %llu", (unsigned long long)lsn);
+		if ((rc = redo_follower_wait_for(c->rf, lsn, 600, err)))
+			return rc;
+	}
 	if ((rc = record_binlog(c, err)))
 		return rc;
 	if ((rc = meta_write_slave_info(c, err)) || (rc = meta_write_galera_info(c, err)))
