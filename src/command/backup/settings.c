@@ -81,6 +81,11 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 		return rc;
 	if (xb_opt_isset(o, XB_OPT_DECOMPRESS) || xb_opt_isset(o, XB_OPT_DECRYPT))
 		return xb_err_set(err, XB_E_USAGE, "--decompress and --decrypt work on a backup, not with --backup");
+	/* no effect here, but checked as mariabackup does: above 4096 it is taken as 4096 */
+	long long write_ahead = xb_opt_int(o, XB_OPT_INNODB_LOG_WRITE_AHEAD_SIZE);
+	if (write_ahead < 4096 && (write_ahead & (write_ahead - 1)))
+		return xb_err_set(err, XB_E_USAGE, "invalid value for --innodb-log-write-ahead-size: %lld is not a power of two",
+				  write_ahead);
 	conn_settings(o, &s->conn);
 	s->datadir = user_override(o, XB_OPT_DATADIR);
 	s->data_home_dir = user_override(o, XB_OPT_INNODB_DATA_HOME_DIR);
