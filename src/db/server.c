@@ -87,18 +87,24 @@ void xb_server_close(xb_server *s)
 	s->mysql = NULL;
 }
 
-static int query_error(xb_server *s, const char *sql, xb_error *err)
+/* An error of statement sql: the server's error number and message. */
+static int sql_error(xb_server *s, const char *sql, unsigned no, const char *msg, xb_error *err)
 {
-	MYSQL *m = M(s);
-	unsigned no = mysql_errno(m);
 	int code = (no == 1227 || no == 1044 || no == 1142 || no == 1143) ? XB_E_PRIVILEGE :
 		   (no == 2006 || no == 2013) ? XB_E_CONNECT : XB_E_QUERY;
-	xb_err_set(err, code, "'%s' failed: %s (error %u)", sql, mysql_error(m), no);
+	/* a long statement (CREATE TABLE, an INSERT's columns) by its start: the server's words must fit */
+	int shown = strlen(sql) > 100 ? 90 : (int)strlen(sql);
+	xb_err_set(err, code, "'%.*s%s' failed: %s (error %u)", shown, sql, sql[shown] ? " ..." : "", msg, no);
 	if (code == XB_E_PRIVILEGE)
 		xb_err_hint(err, "grant the privilege named above to %s", s->user);
 	else if (code == XB_E_CONNECT)
 		xb_err_hint(err, "the server went away during the backup: check its error log");
 	return code;
+}
+
+static int query_error(xb_server *s, const char *sql, xb_error *err)
+{
+	return sql_error(s, sql, mysql_errno(M(s)), mysql_error(M(s)), err);
 }
 
 int xb_server_exec(xb_server *s, const char *sql, xb_error *err)
@@ -143,6 +149,40 @@ int xb_server_exec_wait(xb_server *s, const char *sql, unsigned tick_ms, void (*
 unsigned xb_server_errno(xb_server *s)
 {
 	return s->mysql ? mysql_errno(M(s)) : 0;
+}
+
+int xb_server_exec_args(xb_server *s, const char *sql, const char *const *args, unsigned n, xb_error *err)
+{
+	MYSQL_STMT *st = mysql_stmt_init(M(s));
+	if (!st)
+		return xb_err_set(err, XB_E_INTERNAL, "mysql_stmt_init failed: out of memory");
+	MYSQL_BIND *b = calloc(n ? n : 1, sizeof *b);
+	unsigned long *len = calloc(n ? n : 1, sizeof *len);
+	int rc = 0;
+	if (!b || !len) {
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		b[i].buffer_type = args[i] ? MYSQL_TYPE_STRING : MYSQL_TYPE_NULL;
+		b[i].buffer = (void *)args[i];
+		len[i] = args[i] ? (unsigned long)strlen(args[i]) : 0;
+		b[i].buffer_length = len[i];
+		b[i].length = &len[i];
+	}
+	if (mysql_stmt_prepare(st, sql, (unsigned long)strlen(sql)) ||
+	    (mysql_stmt_param_count(st) == n && (mysql_stmt_bind_param(st, b) || mysql_stmt_execute(st)))) {
+		rc = sql_error(s, sql, mysql_stmt_errno(st), mysql_stmt_error(st), err);
+		goto out;
+	}
+	if (mysql_stmt_param_count(st) != n)
+		rc = xb_err_set(err, XB_E_INTERNAL, "'%s' has %lu parameters, %u given", sql,
+				(unsigned long)mysql_stmt_param_count(st), n);
+out:
+	mysql_stmt_close(st);
+	free(b);
+	free(len);
+	return rc;
 }
 
 int xb_server_rows(xb_server *s, const char *sql,

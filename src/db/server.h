@@ -65,6 +65,11 @@ int xb_server_exec_wait(xb_server *s, const char *sql, unsigned tick_ms, void (*
  * timeout, 1317: interrupted by KILL QUERY), 0 when it succeeded. */
 unsigned xb_server_errno(xb_server *s);
 
+/* Run a prepared statement with n parameters (the ? of sql, in order) given
+ * as text, NULL for SQL NULL; the server converts them to the columns' types.
+ * The values never become part of the statement's text. */
+int xb_server_exec_args(xb_server *s, const char *sql, const char *const *args, unsigned n, xb_error *err);
+
 /* First column of the first row (malloc'ed, NULL when there is no row or the value is NULL). */
 int xb_server_value(xb_server *s, const char *sql, char **out, xb_error *err);
 
