@@ -104,6 +104,16 @@ void xb_xbinfo_format(const xb_xbinfo *x, xb_text *t)
 	}
 }
 
+bool xb_xbinfo_value(const xb_xbinfo *x, const char *key, xb_text *t)
+{
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (!strcmp(fields[i].key, key)) {
+			add_value(t, x, &fields[i]);
+			return true;
+		}
+	return false;
+}
+
 /* Take the literal word w off the front of *v. */
 static bool eat(xb_span *v, const char *w)
 {

@@ -44,6 +44,10 @@ typedef struct xb_xbinfo {
 /* The file's text (put into the backup's sink with xb_metafile_put()). */
 void xb_xbinfo_format(const xb_xbinfo *x, xb_text *t);
 
+/* The value of one key ("binlog_pos") appended to t as the file writes it;
+ * false, nothing appended, for a key the file does not have. */
+bool xb_xbinfo_value(const xb_xbinfo *x, const char *key, xb_text *t);
+
 /* Read dir/xtrabackup_info into *x (zeroed first; free it with
  * xb_xbinfo_free(), also after an error). Lines are "key = value"; blank
  * lines and unknown keys are skipped. XB_E_MISSING_FILE when there is none,

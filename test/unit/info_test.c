@@ -23,6 +23,7 @@
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
 #include "info/galera_info.h"
+#include "info/history.h"
 #include "info/markers.h"
 #include "info/metafile.h"
 #include "info/mru.h"
@@ -686,6 +687,78 @@ static void test_plumbing(void)
 	m_free(&m->base);
 }
 
+/* ---- mysql.mariadb_backup_history: the row of a real xtrabackup_info */
+
+static void test_history(void)
+{
+	xb_xbinfo x;
+	xb_error e;
+	xb_history_row r;
+	CU_ASSERT_EQUAL_FATAL(xb_xbinfo_read(fx_ours, &x, &e), 0);
+	snprintf(x.name, sizeof x.name, "nightly");
+	CU_ASSERT_EQUAL_FATAL(xb_history_row_make(&x, &r, &e), 0);
+	static const char *const same[][2] = {
+		{"uuid", "5fd90d61-6435-424c-b2e2-76e63966e007"},
+		{"name", "nightly"},
+		{"tool_name", "xtrabackup"},
+		{"server_version", "10.11.19-MariaDB-0+deb12u1-log"},
+		{"binlog_pos", "filename 'mysql-bin.000001', position '2051', GTID of the last change '0-1-3,3-3-3,7-2-4'"},
+		{"innodb_from_lsn", "0"},
+		{"innodb_to_lsn", "44976"},
+		{"partial", "N"},
+		{"incremental", "N"},
+		{"format", "file"},
+		{"compressed", "N"},
+	};
+	static const char *const order[XB_HISTORY_COLUMNS] = {
+		"uuid", "name", "tool_name", "tool_command", "tool_version", "ibbackup_version", "server_version",
+		"start_time", "end_time", "lock_time", "binlog_pos", "innodb_from_lsn", "innodb_to_lsn", "partial",
+		"incremental", "format", "compressed"};
+	for (size_t i = 0; i < sizeof same / sizeof *same; i++)
+		for (int k = 0; k < XB_HISTORY_COLUMNS; k++)
+			if (!strcmp(order[k], same[i][0]) && (!r.v[k] || strcmp(r.v[k], same[i][1])))
+				CU_FAIL(same[i][0]);
+	CU_ASSERT(r.v[3] && !strcmp(r.v[3], x.tool_command));
+	/* the times as seconds for FROM_UNIXTIME, 7 s apart as in the file */
+	CU_ASSERT(r.v[7] && r.v[8] && atoll(r.v[8]) - atoll(r.v[7]) == 7 && atoll(r.v[7]) == (long long)x.start_time);
+	CU_ASSERT(!r.truncated);
+	xb_history_row_free(&r);
+
+	/* a compressed stream without binary log: mbstream, Y, NULL */
+	xb_xbinfo_free(&x);
+	xb_xbinfo k = {.uuid = "u", .format = "xbstream", .compressed = true, .lock_time = 1.6};
+	CU_ASSERT_EQUAL_FATAL(xb_history_row_make(&k, &r, &e), 0);
+	CU_ASSERT(r.v[10] == NULL);
+	CU_ASSERT_STRING_EQUAL(r.v[15], "mbstream");
+	CU_ASSERT_STRING_EQUAL(r.v[16], "Y");
+	CU_ASSERT_STRING_EQUAL(r.v[9], "2");
+	CU_ASSERT_STRING_EQUAL(r.v[1], "");
+	xb_history_row_free(&r);
+	/* a binlog position longer than the column is cut to its 128 characters */
+	k.has_binlog = true;
+	snprintf(k.binlog.file, sizeof k.binlog.file, "mysql-bin.000007");
+	memset(k.binlog.gtid, '1', 200);
+	CU_ASSERT_EQUAL_FATAL(xb_history_row_make(&k, &r, &e), 0);
+	CU_ASSERT(r.truncated && strlen(r.v[10]) == 128 && !strncmp(r.v[10], "filename 'mysql-bin.000007'", 27));
+	xb_history_row_free(&r);
+
+	/* the statements: the column list in the table's order, times through FROM_UNIXTIME */
+	xb_text t = {0};
+	xb_history_insert_sql(&t, false);
+	CU_ASSERT_STRING_EQUAL(t.s, "INSERT INTO mysql.mariadb_backup_history (uuid, name, tool_name, tool_command, "
+				    "tool_version, ibbackup_version, server_version, start_time, end_time, lock_time, "
+				    "binlog_pos, innodb_from_lsn, innodb_to_lsn, partial, incremental, format, compressed) "
+				    "VALUES (?, ?, ?, ?, ?, ?, ?, FROM_UNIXTIME(?), FROM_UNIXTIME(?), ?, ?, ?, ?, ?, ?, ?, ?)");
+	xb_text_free(&t);
+	xb_history_insert_sql(&t, true);
+	CU_ASSERT(!strncmp(t.s, "EXPLAIN INSERT INTO ", 20));
+	xb_text_free(&t);
+	CU_ASSERT(strstr(xb_history_create_sql, "format ENUM('file','tar','mbstream')") != NULL);
+	CU_ASSERT(xb_history_format_current("enum('file','tar','mbstream')"));
+	CU_ASSERT(!xb_history_format_current("enum('file','tar','xbstream')"));
+	CU_ASSERT(!xb_history_format_current(NULL));
+}
+
 int main(void)
 {
 	find_fixture_dir();
@@ -704,6 +777,7 @@ int main(void)
 	CU_add_test(s, "xtrabackup_slave_info: form and log line", test_slave_info_settle);
 	CU_add_test(s, "xtrabackup_galera_info", test_galera_info);
 	CU_add_test(s, "xtrabackup_info", test_xbinfo);
+	CU_add_test(s, "mysql.mariadb_backup_history row", test_history);
 	CU_add_test(s, "backup-my.cnf", test_backup_cnf);
 	CU_add_test(s, "DDL markers", test_markers);
 	CU_add_test(s, "MRU dump; what a restore leaves behind", test_mru_and_restore);
