@@ -5,10 +5,12 @@
  * server keeps its files), scan.c (which files to copy), copy.c (the copy and
  * its threads), pace.c (--pace=auto), stage.c (BACKUP STAGE locks and what is
  * done under them), ddl.c (DDL during the copy), bufpool.c (the buffer-pool
- * dump), meta.c (the metadata files), target.c (where the backup goes).
+ * dump), meta.c (the metadata files), history.c (--history), target.c
+ * (where the backup goes).
  *
  * The sequence (see README "How a backup works"):
- *  1. check the target, connect, learn the server's layout, check privileges;
+ *  1. check the target, connect, learn the server's layout, check privileges
+ *     (and, with --history, that the history table can be written: history.c);
  *  2. start the redo follower at the current checkpoint (before any datafile
  *     is read, so the copied log covers every change the copies may miss);
  *  3. BACKUP STAGE START, copy the InnoDB datafiles with --parallel threads,
@@ -20,7 +22,8 @@
  *  5. BACKUP STAGE BLOCK_COMMIT: copy Aria tables and logs, record the binlog
  *     position and GTID (and replica / Galera positions), make the redo
  *     durable and copy it up to the server's LSN, stop the follower;
- *  6. BACKUP STAGE END, write the metadata files, xtrabackup_checkpoints last.
+ *  6. BACKUP STAGE END, write the metadata files, xtrabackup_checkpoints last;
+ *     with --history, then insert the backup's row (history.c).
  * No lock wait is unbounded (--lock-wait-timeout; lockwait.c names who holds
  * the lock). Any error unwinds: BACKUP STAGE END releases a stage still held,
  * the connections are closed, and no completion marker is written.
@@ -64,6 +67,8 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = layout_read(c, err)))
 		return rc;
 	if ((rc = xb_server_check_privileges(&c->srv, c->lay.log_bin, s->slave_info, err)))
+		return rc;
+	if ((rc = history_prepare(c, err)))
 		return rc;
 	if ((rc = target_open(c, err)))
 		return rc;
@@ -136,7 +141,7 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if ((rc = meta_write_checkpoints(c, err)) || (rc = target_finish(c, err)))
 		return rc;
-	return 0;
+	return history_write(c, err);
 }
 
 int cmd_backup(const xb_options *o, xb_error *err)

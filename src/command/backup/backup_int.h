@@ -5,7 +5,8 @@
  * layout.c learns where the server keeps its files; scan.c finds the files
  * to copy; copy.c copies them; stage.c takes the BACKUP STAGE locks; ddl.c
  * reconciles tablespaces created, renamed or dropped while they were being
- * copied; meta.c writes the metadata files. They share this context.
+ * copied; meta.c writes the metadata files, history.c the --history row.
+ * They share this context.
  */
 #ifndef XB_BACKUP_INT_H
 #define XB_BACKUP_INT_H
@@ -16,6 +17,7 @@
 
 #include "common/error.h"
 #include "db/server.h"
+#include "info/xbinfo.h"
 #include "settings.h"
 #include "sink/sink.h"
 
@@ -111,6 +113,7 @@ typedef struct backup_ctx {
 	struct xb_iogate *iogate;      /* read/write phases of the datafile copy; NULL = read-ahead streaming */
 	size_t batch_bytes;            /* with iogate: bytes each copy thread reads and writes at a time */
 	struct xb_throttle *limiter;   /* --throttle, or the adjustable limiter of --pace=auto; NULL = neither */
+	xb_xbinfo info;                /* what xtrabackup_info says, made once (meta_write_info): also the history row */
 } backup_ctx;
 
 /* scan.c */
@@ -189,5 +192,12 @@ int meta_write_galera_info(backup_ctx *c, xb_error *err);
 int meta_write_backup_cnf(backup_ctx *c, xb_error *err);
 int meta_write_info(backup_ctx *c, xb_error *err);
 int meta_write_checkpoints(backup_ctx *c, xb_error *err);
+
+/* history.c: --history. Before the copy, make sure the table exists in the
+ * current definition and that the user may insert into it (a missing
+ * privilege fails the backup before anything is copied); at the end, insert
+ * the row of c->info. */
+int history_prepare(backup_ctx *c, xb_error *err);
+int history_write(backup_ctx *c, xb_error *err);
 
 #endif

@@ -5,7 +5,8 @@
  * backup-my.cnf and xtrabackup_info are written before the completion
  * marker xtrabackup_checkpoints, which is written last: a directory without
  * it is an incomplete backup, and both mariabackup --prepare and ours refuse
- * it. xtrabackup_info records the command line with secrets masked.
+ * it. xtrabackup_info records the command line with secrets masked; what
+ * it says stays in the context for the --history row (history.c).
  * Here the values are gathered from the backup and the server; each file's
  * format is its module's in src/info/.
  */
@@ -193,25 +194,27 @@ static void make_uuid(char *buf, size_t n)
 int meta_write_info(backup_ctx *c, xb_error *err)
 {
 	const char *stream = c->set.target.stream;
-	xb_xbinfo x = {.tool_name = "xtrabackup",
-		       .tool_command = c->set.tool_command,
-		       .tool_version = XB_VERSION,
-		       .ibbackup_version = XB_VERSION,
-		       .start_time = c->start_time,
-		       .end_time = c->end_time,
-		       .lock_time = c->lock_seconds,
-		       .has_binlog = c->have_binlog,
-		       .to_lsn = (unsigned long long)c->to_lsn,
-		       .compressed = c->set.target.compress,
-		       .encrypted = c->set.target.encrypt};
-	make_uuid(x.uuid, sizeof x.uuid);
-	snprintf(x.server_version, sizeof x.server_version, "%s", c->lay.version);
-	snprintf(x.binlog.file, sizeof x.binlog.file, "%s", c->binlog_file);
-	x.binlog.pos = c->binlog_pos;
-	snprintf(x.binlog.gtid, sizeof x.binlog.gtid, "%s", c->gtid);
-	snprintf(x.format, sizeof x.format, "%s", stream ? stream : "file");
+	xb_xbinfo *x = &c->info;
+	*x = (xb_xbinfo){.tool_name = "xtrabackup",
+			 .tool_command = c->set.tool_command,
+			 .tool_version = XB_VERSION,
+			 .ibbackup_version = XB_VERSION,
+			 .start_time = c->start_time,
+			 .end_time = c->end_time,
+			 .lock_time = c->lock_seconds,
+			 .has_binlog = c->have_binlog,
+			 .to_lsn = (unsigned long long)c->to_lsn,
+			 .compressed = c->set.target.compress,
+			 .encrypted = c->set.target.encrypt};
+	make_uuid(x->uuid, sizeof x->uuid);
+	snprintf(x->name, sizeof x->name, "%s", c->set.history_name);
+	snprintf(x->server_version, sizeof x->server_version, "%s", c->lay.version);
+	snprintf(x->binlog.file, sizeof x->binlog.file, "%s", c->binlog_file);
+	x->binlog.pos = c->binlog_pos;
+	snprintf(x->binlog.gtid, sizeof x->binlog.gtid, "%s", c->gtid);
+	snprintf(x->format, sizeof x->format, "%s", stream ? stream : "file");
 	xb_text t = {0};
-	xb_xbinfo_format(&x, &t);
+	xb_xbinfo_format(x, &t);
 	return put_file(c, XB_XBINFO_FILE, &t, true, err);
 }
 

@@ -1,7 +1,7 @@
 /*
  * settings.c - the options of --backup turned into a backup_settings (see
  * settings.h): the connection, the server layout given on the command line,
- * the copy, the locks and the metadata. The target has its own resolver in
+ * the copy, the locks and the metadata (--history too). The target has its own resolver in
  * target.c, called from here.
  */
 #include "settings.h"
@@ -125,5 +125,7 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->bp_dump_timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);
 	s->extra_lsndir = xb_opt_str(o, XB_OPT_EXTRA_LSNDIR);
 	s->tool_command = o->tool_command;
+	s->history = xb_opt_isset(o, XB_OPT_HISTORY);
+	s->history_name = s->history ? xb_opt_str(o, XB_OPT_HISTORY) : "";
 	return 0;
 }

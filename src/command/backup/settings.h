@@ -87,6 +87,8 @@ typedef struct backup_settings {
 	long long bp_dump_timeout;   /* --dump-innodb-buffer-pool-timeout, s */
 	const char *extra_lsndir;    /* --extra-lsndir, or NULL */
 	const char *tool_command;    /* the command line with secrets masked (xtrabackup_info) */
+	bool history;                /* --history: record the backup in mysql.mariadb_backup_history */
+	const char *history_name;    /* its NAME ("" when given alone or not at all): xtrabackup_info's name */
 } backup_settings;
 
 /* Resolve every setting of --backup from o (XB_E_USAGE naming what is wrong). */
