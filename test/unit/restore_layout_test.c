@@ -9,7 +9,8 @@
  * the restored server's directories, relative and absolute. The plan must
  * send each file where the server looks for it, leave the metadata behind,
  * and the checks must refuse a non-empty datadir, an existing file (even with
- * force), overlapping directories and a relative .isl.
+ * force), overlapping directories (a backup below the datadir is allowed, a
+ * destination inside the backup is not) and a relative .isl.
  */
 #include <CUnit/Basic.h>
 #include <limits.h>
@@ -204,8 +205,22 @@ static void test_defaults_and_refusals(void)
 	layout_free(&l);
 	xb_options_free(&o);
 
-	/* the backup inside the datadir */
+	/* the backup inside the datadir (Galera's joiner: $datadir/.sst): allowed, its
+	 * directory is no part of the datadir's emptiness; the datadir's other entries are */
 	snprintf(text, sizeof text, "[mysqld]\ndatadir=%s\n", root);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_build(bdir, &l, &p, &err), 0);
+	CU_ASSERT_EQUAL(plan_check(&p, &l, bdir, true, &err), 0);
+	CU_ASSERT_EQUAL(plan_check(&p, &l, bdir, false, &err), XB_E_TARGET);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "is not empty"));
+	CU_ASSERT_PTR_NULL(strstr(err.msg, strrchr(bdir, '/') + 1));
+	plan_free(&p);
+	layout_free(&l);
+	xb_options_free(&o);
+
+	/* the datadir inside the backup: refused */
+	snprintf(text, sizeof text, "[mysqld]\ndatadir=%s/sub\n", bdir);
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, text, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(resolve(&o, &l, &err), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_build(bdir, &l, &p, &err), 0);

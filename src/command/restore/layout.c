@@ -301,8 +301,9 @@ void plan_free(rplan *p)
 
 /* ---- checks */
 
-/* First entry of a directory other than . and .., or NULL (absent or empty). */
-static const char *first_entry(const char *dir, char *buf, size_t n)
+/* First entry of a directory other than ., .. and skip (may be ""), or NULL
+ * (absent, or nothing else in it). */
+static const char *first_entry(const char *dir, const char *skip, char *buf, size_t n)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -310,7 +311,7 @@ static const char *first_entry(const char *dir, char *buf, size_t n)
 	struct dirent *e;
 	const char *found = NULL;
 	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, skip)) {
 			snprintf(buf, n, "%s", e->d_name);
 			found = buf;
 			break;
@@ -326,20 +327,66 @@ static bool inside(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/' || n == 1);
 }
 
+enum { N_DEST_DIRS = 5 };
+
+/* Where the backup is, seen from one destination directory. */
+typedef struct backup_in {
+	char path[PATH_MAX * 2]; /* the backup's path under the directory as the layout spells it, "" when not below it */
+	char entry[256];         /* the directory's entry that holds the backup ("" when not below it) */
+} backup_in;
+
+/* The backup and the destination directories: a destination inside the
+ * backup (or the same directory) is refused; the backup may sit below a
+ * destination (Galera's joiner receives it in $datadir/.sst and moves it into
+ * the datadir itself): then in[i] says where, so that the emptiness check
+ * leaves it out and no file is planned into the backup. */
+static int locate_backup(const char *const *dirs, const char *backup_dir, backup_in *in, xb_error *err)
+{
+	char real[PATH_MAX];
+	memset(in, 0, N_DEST_DIRS * sizeof *in);
+	if (!realpath(backup_dir, real))
+		return 0;
+	for (size_t i = 0; i < N_DEST_DIRS; i++) {
+		char rd[PATH_MAX];
+		const char *d = realpath(dirs[i], rd) ? rd : dirs[i];
+		if (inside(d, real)) {
+			xb_err_set(err, XB_E_TARGET, "the backup %s and the destination %s overlap: nothing was restored",
+				   real, dirs[i]);
+			return xb_err_hint(err, "keep the backup outside the server's directories, or in a directory of "
+						"its own below one of them");
+		}
+		if (!inside(real, d))
+			continue;
+		const char *below = real + strlen(d) + (strcmp(d, "/") ? 1 : 0); /* "x/y" of d/x/y */
+		size_t first = strcspn(below, "/");
+		if (first >= sizeof in[i].entry ||
+		    xb_path_join(in[i].path, sizeof in[i].path, dirs[i], below, err))
+			return xb_err_set(err, XB_E_USAGE, "backup path too long: %s", real);
+		memcpy(in[i].entry, below, first);
+		in[i].entry[first] = '\0';
+	}
+	return 0;
+}
+
 int plan_check(const rplan *p, const restore_layout *l, const char *backup_dir, bool force, xb_error *err)
 {
-	char name[256], real[PATH_MAX];
-	if (realpath(backup_dir, real)) {
-		const char *dirs[] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
-		for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
-			if (inside(dirs[i], real) || inside(real, dirs[i])) {
-				xb_err_set(err, XB_E_TARGET, "the backup %s and the destination %s overlap: nothing was restored",
-					   real, dirs[i]);
+	char name[256];
+	const char *dirs[N_DEST_DIRS] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
+	backup_in in[N_DEST_DIRS];
+	int rc = locate_backup(dirs, backup_dir, in, err);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < p->n; k++)
+		for (size_t i = 0; i < N_DEST_DIRS; i++)
+			if (in[i].path[0] && inside(p->v[k].dst, in[i].path)) {
+				xb_err_set(err, XB_E_TARGET, "%s of the backup would be restored into the backup itself "
+					   "(%s): nothing was restored", p->v[k].rel, p->v[k].dst);
 				return xb_err_hint(err, "keep the backup outside the server's directories");
 			}
-	}
-	const char *dirs[] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
-	if (!force && first_entry(l->datadir, name, sizeof name)) {
+	if (in[0].entry[0])
+		xb_info("The backup is in %s, below the datadir: %s is left out of the datadir's checks",
+			in[0].path, in[0].entry);
+	if (!force && first_entry(l->datadir, in[0].entry, name, sizeof name)) {
 		xb_err_set(err, XB_E_TARGET, "the datadir %s is not empty (it holds '%s'): nothing was restored",
 			   l->datadir, name);
 		return xb_err_hint(err, "restore into an empty directory, or add --force-non-empty-directories "
