@@ -82,6 +82,9 @@ int main(int argc, char **argv)
 	case XB_OPT_LIST:
 		rc = cmd_xbstream_list(&o, &err);
 		break;
+	case XB_OPT_CREATE:
+		rc = cmd_xbstream_create(&o, &err);
+		break;
 	default:
 		if (xb_opt_bool(&o, XB_OPT_DECOMPRESS) || xb_opt_isset(&o, XB_OPT_DECRYPT)) {
 			xb_info("xtrabackup %s: %s (command line: %s)", XB_VERSION,

@@ -456,6 +456,16 @@ int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
 				xb_warn("Using a password on the command line interface can be insecure");
 				memset((char *)value, 'x', strlen(value));
 			}
+		} else if (o->command == XB_OPT_CREATE) {
+			/* xbstream -c FILE...: the files to stream */
+			char **v = realloc(o->operands, (size_t)(o->noperands + 1) * sizeof *v);
+			if (!v || !(v[o->noperands] = strdup(a))) {
+				if (v)
+					o->operands = v;
+				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+			}
+			o->operands = v;
+			o->noperands++;
 		} else {
 			return xb_err_set(err, XB_E_USAGE, "unexpected argument '%s' (command line)", a),
 			       xb_err_hint(err, "options start with --; the backup directory is given with --target-dir");
@@ -489,6 +499,9 @@ void xb_options_free(xb_options *o)
 		free(o->src[i]);
 	}
 	free(o->tool_command);
+	for (int i = 0; i < o->noperands; i++)
+		free(o->operands[i]);
+	free(o->operands);
 	mycnf_free(&o->cnf);
 	memset(o, 0, sizeof *o);
 }

@@ -39,6 +39,8 @@ typedef struct xb_options {
 	char *tool_command;             /* the command line with secrets masked */
 	mycnf cnf;                      /* the option files read */
 	int print_defaults;             /* --print-defaults was given */
+	char **operands;                /* the arguments that are not options: only after xbstream -c (its files) */
+	int noperands;                  /* how many */
 } xb_options;
 
 /* Parse option files and argv. argv entries holding secrets are wiped in place. */

@@ -15,7 +15,9 @@
  *
  * mbstream's options are accepted as they are: -x, -C DIR, -p N (--parallel,
  * where our -p is --password), -v (nothing: we always log), grouped or not
- * (-xvC dir). -c (create) is not offered: the backup streams itself.
+ * (-xvC dir). -c FILE... (create) writes the named files as a stream on
+ * stdout: Galera's SST script sends its state files that way (a backup
+ * streams itself with --backup --stream).
  */
 #include "command/command.h"
 
@@ -29,9 +31,11 @@
 #include "common/path.h"
 #include "info/checkpoints.h"
 #include "platform/clock.h"
+#include "platform/file.h"
 #include "settings.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_qpress.h"
+#include "sink/sink_xbstream.h"
 #include "sink/sink_zstd.h"
 #include "xbstream_int.h"
 
@@ -92,6 +96,9 @@ char **xbstream_argv(int *argc, char **argv)
 			switch (*p) {
 			case 'x':
 				out[n++] = "--extract";
+				continue;
+			case 'c':
+				out[n++] = "--create";
 				continue;
 			case 'v':
 				continue;
@@ -262,5 +269,60 @@ int cmd_xbstream_list(const xb_options *o, xb_error *err)
 	if (!rc)
 		xb_info("xbstream: %llu files, %.1f MiB in a %.1f MiB stream; every checksum verified",
 			(unsigned long long)st.files, st.bytes / 1048576.0, st.stream / 1048576.0);
+	return rc;
+}
+
+/* One file of xbstream -c into the stream, under the name given (relative,
+ * without ".."; the extractor would refuse anything else). */
+static int xbstream_put_file(xb_sink *out, const char *name, xb_error *err)
+{
+	if (name[0] == '/' || !strcmp(name, "..") || !strncmp(name, "../", 3) || strstr(name, "/../") ||
+	    (strlen(name) >= 3 && !strcmp(name + strlen(name) - 3, "/..")))
+		return xb_err_set(err, XB_E_USAGE, "xbstream -c: '%s' is not a relative path inside the current "
+				  "directory", name);
+	int fd = xb_file_open(XB_FILE_CWD, name, 0, 0, NULL);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_READ, "xbstream -c: cannot open %s: %s", name, strerror(errno));
+	xb_sink_file *f = xb_sink_open(out, name, err);
+	int rc = f ? 0 : err && err->code ? err->code : XB_E_INTERNAL;
+	char buf[65536];
+	while (!rc) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = xb_err_set(err, XB_E_IO_READ, "xbstream -c: reading %s failed: %s", name, strerror(errno));
+		else if (n == 0)
+			break;
+		else
+			rc = xb_sink_write(f, buf, (size_t)n, err);
+	}
+	close(fd);
+	if (f && rc)
+		xb_sink_abort(f);
+	else if (f)
+		rc = xb_sink_close(f, err);
+	return rc;
+}
+
+int cmd_xbstream_create(const xb_options *o, xb_error *err)
+{
+	if (o->noperands == 0)
+		return xb_err_set(err, XB_E_USAGE, "xbstream -c: no file named"),
+		       xb_err_hint(err, "e.g. xbstream -c xtrabackup_galera_info > state.xbs");
+	if (isatty(STDOUT_FILENO))
+		return xb_err_set(err, XB_E_USAGE, "the stream goes to stdout, which is a terminal"),
+		       xb_err_hint(err, "redirect it: > files.xbs, or | socat ...");
+	xb_sink *out = xb_sink_xbstream_open(STDOUT_FILENO, err);
+	if (!out)
+		return err && err->code ? err->code : XB_E_INTERNAL;
+	int rc = 0;
+	for (int i = 0; i < o->noperands && !rc; i++)
+		rc = xbstream_put_file(out, o->operands[i], err);
+	if (!rc)
+		rc = xb_sink_finish(out, err);
+	xb_sink_free(out);
+	if (!rc)
+		xb_info("xbstream: %d file%s written to stdout", o->noperands, o->noperands == 1 ? "" : "s");
 	return rc;
 }
