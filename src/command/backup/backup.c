@@ -68,7 +68,7 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if ((rc = xb_server_check_privileges(&c->srv, c->lay.log_bin, s->slave_info, err)))
 		return rc;
-	if ((rc = history_prepare(c, err)))
+	if ((rc = scan_check_excludes(c, err)) || (rc = history_prepare(c, err)))
 		return rc;
 	if ((rc = target_open(c, err)))
 		return rc;

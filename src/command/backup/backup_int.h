@@ -116,7 +116,9 @@ typedef struct backup_ctx {
 	xb_xbinfo info;                /* what xtrabackup_info says, made once (meta_write_info): also the history row */
 } backup_ctx;
 
-/* scan.c */
+/* scan.c; scan_check_excludes: --databases-exclude may name no database of the
+ * server (leaving one out is a partial backup, not available yet) */
+int scan_check_excludes(backup_ctx *c, xb_error *err);
 int scan_innodb(backup_ctx *c, bfile_list *out, xb_error *err);
 int scan_other(backup_ctx *c, bfile_list *out, xb_error *err);
 void bfile_list_free(bfile_list *l);

@@ -27,6 +27,35 @@
 #include "innodb/inventory.h"
 #include "common/path.h"
 
+int scan_check_excludes(backup_ctx *c, xb_error *err)
+{
+	const char *list = c->set.databases_exclude;
+	if (!list)
+		return 0;
+	char name[256];
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, " ,\t");
+		if (n > 0) {
+			/* "db" or "db.table": the database part */
+			size_t dn = strcspn(p, ". ,\t");
+			snprintf(name, sizeof name, "%.*s", (int)(dn < sizeof name ? dn : sizeof name - 1), p);
+			char path[4096];
+			struct stat st;
+			if (inv_is_database_name(name) &&
+			    xb_path_join(path, sizeof path, c->lay.datadir, name, NULL) == 0 && stat(path, &st) == 0 &&
+			    S_ISDIR(st.st_mode))
+				return xb_err_set(err, XB_E_USAGE, "--databases-exclude=%s: %s is a database of the server, "
+						  "and leaving it out would be a partial backup, which is not available yet",
+						  list, name),
+				       xb_err_hint(err, "leave the option out: the backup then holds every database");
+			xb_info("--databases-exclude: %.*s is no database of the server: nothing to leave out", (int)n, p);
+		}
+		p += n;
+		p += strspn(p, " ,\t");
+	}
+	return 0;
+}
+
 int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err)
 {
 	if (l->n == l->cap) {

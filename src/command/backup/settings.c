@@ -125,6 +125,7 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->bp_dump_timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);
 	s->extra_lsndir = xb_opt_str(o, XB_OPT_EXTRA_LSNDIR);
 	s->tool_command = o->tool_command;
+	s->databases_exclude = xb_opt_str(o, XB_OPT_DATABASES_EXCLUDE);
 	s->history = xb_opt_isset(o, XB_OPT_HISTORY);
 	s->history_name = s->history ? xb_opt_str(o, XB_OPT_HISTORY) : "";
 	return 0;
