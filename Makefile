@@ -31,7 +31,7 @@ UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client libmariadb-dev \
             libaio-dev libssl-dev libcurl4-openssl-dev libarchive-dev \
             libzstd-dev zlib1g-dev libcunit1-dev sysbench fio cppcheck clang libclang-rt-14-dev xxd time \
-            openssh-server openssh-client zstd bsdutils \
+            openssh-server openssh-client zstd bsdutils galera-4 socat \
             mariadb-test mariadb-plugin-provider-bzip2 mariadb-plugin-provider-lz4 \
             mariadb-plugin-provider-lzma mariadb-plugin-provider-lzo mariadb-plugin-provider-snappy
 
