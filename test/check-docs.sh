@@ -18,6 +18,14 @@ while read -r name; do
   esc=${name//-/\\-}
   grep -qF -- "\\-\\-$esc" <<<"$man" && ok || bad "man page lacks --$name"
 done < <(sed -n 's/^XB_OPT([A-Z_0-9]*, *"\([a-z0-9-]*\)".*/\1/p' src/config/options.def)
+# The README's table of mariabackup's options is the one the script makes now.
+if command -v mariabackup >/dev/null; then
+  want=$(test/tools/option-table.sh)
+  have=$(sed -n '/^<!-- option-table begin -->$/,/^<!-- option-table end -->$/p' README.md | sed '1d;$d')
+  [ "$want" = "$have" ] && ok || bad "README's mariabackup option table is stale: run test/tools/option-table.sh and paste it"
+else
+  bad "mariabackup is not installed (make deps): cannot check the README's option table"
+fi
 # The project stands alone: no citation of a document outside the repository,
 # and every "doc/FILE.md §N" the code cites names a section that exists.
 if grep -rnE -i '\bspec (sections? )?[0-9]' src engine-hooks test bench Makefile >/dev/null 2>&1; then
