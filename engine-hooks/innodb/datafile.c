@@ -192,18 +192,29 @@ static int copy_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off,
 
 /* Work out the page-0 info from the first chunk, re-reading page 0 while it
  * does not validate. Returns 0 with st->deferred set when the tablespace is
- * not ready yet. */
+ * not ready yet: at once, with st->unwritten, when page 0 was never written
+ * (a short file, or zeros), after the re-reads when it stays invalid. */
 static int probe_page0(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
 {
 	size_t plen = len < INNODB_PAGE_SIZE_MAX ? len : INNODB_PAGE_SIZE_MAX;
 	const uint8_t *p = buf;
 	for (int attempt = 0;; attempt++) {
 		xb_error perr = {0};
-		if (plen < INNODB_PAGE_SIZE_MIN) {
-			snprintf(c->st->why, sizeof c->st->why, "file is shorter than one page (%zu bytes)",
-				 plen);
-		} else if (all_zero(p, INNODB_PAGE_SIZE_MIN)) {
-			snprintf(c->st->why, sizeof c->st->why, "page 0 is not written yet");
+		if (plen < INNODB_PAGE_SIZE_MIN || all_zero(p, INNODB_PAGE_SIZE_MIN)) {
+			/* Never written: nothing torn to wait for. Only the first read
+			 * decides: a page 0 seen written and invalid, then zero, is not. */
+			if (attempt > 0) {
+				snprintf(c->st->why, sizeof c->st->why, "page 0 is not valid yet: it reads back as %s",
+					 plen < INNODB_PAGE_SIZE_MIN ? "a short file" : "zeros");
+				break;
+			}
+			if (plen < INNODB_PAGE_SIZE_MIN)
+				snprintf(c->st->why, sizeof c->st->why, "file is shorter than one page (%zu bytes)",
+					 plen);
+			else
+				snprintf(c->st->why, sizeof c->st->why, "page 0 is not written yet");
+			c->st->unwritten = true;
+			break;
 		} else if (innodb_page0_parse(p, plen, &c->si, &perr) == 0) {
 			if (c->si.physical_size <= plen)
 				return 0;
@@ -230,6 +241,34 @@ static int probe_page0(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *er
 		p = c->fixed;
 	}
 	c->st->deferred = true;
+	return 0;
+}
+
+/* A tablespace whose page 0 was never written, copied byte for byte from the
+ * first chunk on (which showed page 0 unwritten: the bytes written are the
+ * bytes looked at). Its page size is not known, so nothing is validated: every
+ * page of it was made after the backup's checkpoint and redo recreates it. */
+static int copy_as_is(copy_ctx *c, xb_sink *sink, const char *dst_relpath, const uint8_t *buf, size_t len,
+		      uint64_t off, xb_error *err)
+{
+	int rc;
+	xb_log(c->o->worker, "Copying %s to %s/%s as it is (%s: the redo log recreates it)", c->src,
+	       sink->name ? sink->name : "", dst_relpath, c->st->why);
+	c->f = xb_sink_open(sink, dst_relpath, err);
+	if (!c->f)
+		return err && err->code ? err->code : XB_E_IO_WRITE;
+	while (len > 0) {
+		if (c->o->should_stop && c->o->should_stop(err))
+			return err && err->code ? err->code : XB_E_INTERRUPTED;
+		if ((rc = write_out(c, buf, len, err)) != 0 || (rc = next_chunk(c, &buf, &len, &off, err)) != 0)
+			return rc;
+	}
+	rc = xb_sink_close(c->f, err);
+	c->f = NULL;
+	if (rc)
+		return rc;
+	c->st->deferred = false;
+	xb_log(c->o->worker, "        ...done");
 	return 0;
 }
 
@@ -288,13 +327,22 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 		goto out;
 	if (len == 0) {
 		st->deferred = true;
+		st->unwritten = true;
 		snprintf(st->why, sizeof st->why, "file is empty");
+		if (o->copy_unwritten)
+			rc = copy_as_is(&c, sink, dst_relpath, buf, len, off, err);
 		goto out;
 	}
 	if (o->space) {
 		c.si = *o->space;
 	} else {
-		if ((rc = probe_page0(&c, buf, len, err)) != 0 || st->deferred)
+		if ((rc = probe_page0(&c, buf, len, err)) != 0)
+			goto out;
+		if (st->deferred && st->unwritten && o->copy_unwritten) {
+			rc = copy_as_is(&c, sink, dst_relpath, buf, len, off, err);
+			goto out;
+		}
+		if (st->deferred)
 			goto out;
 	}
 	c.psize = c.si.physical_size;

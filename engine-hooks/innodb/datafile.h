@@ -14,15 +14,21 @@
  *   [NN] ... Copying ./db/t1.ibd to <sink name>/db/t1.ibd
  *   [NN] ...         ...done
  *
- * Deferred files. A tablespace being created while we look at it has a
- * size of 0, or is shorter than one page, or its page 0 is still all zero
- * or does not validate yet. Such a file is not an error and not copied:
- * innodb_datafile_copy returns 0 with stats.deferred set (and stats.why
- * saying which case), having written nothing to the sink. The caller should
- * try it again later (mariabackup "defers" such tablespaces); if it is still
- * deferred at the end of the copy phase the page-0 data must come from the
- * redo log (the file was created during the backup), or, for a file that
- * existed before the backup started, the caller reports it as corrupt.
+ * Unwritten and deferred files. A tablespace created recently has a size
+ * of 0, or is shorter than one page, or its page 0 is still all zero: the
+ * server has not flushed page 0 yet, which may take minutes after CREATE.
+ * Nothing is torn there, so nothing is re-read: the first read decides
+ * (stats.unwritten). Every page of such a tablespace was made after the
+ * checkpoint the backup's redo copy starts from (a page 0 not yet flushed
+ * holds the checkpoint back to its creation), so recovery recreates it from
+ * the redo log (FILE_CREATE, INIT_PAGE) whatever bytes the copy holds. With
+ * opts.copy_unwritten the file is then copied as it is, unvalidated (its page
+ * size is written nowhere yet), from the very read that showed page 0
+ * unwritten. Without it, or when page 0 is written but does not validate yet
+ * even after the re-reads, the file is not copied: innodb_datafile_copy
+ * returns 0 with stats.deferred set (and stats.why saying which case),
+ * having written nothing to the sink. The caller tries it again later; one
+ * still invalid then is corrupt.
  */
 #ifndef XB_INNODB_DATAFILE_H
 #define XB_INNODB_DATAFILE_H
@@ -55,6 +61,7 @@ typedef struct datafile_copy_opts {
 	void *before_reread_arg; /* argument of before_reread */
 	bool (*should_stop)(xb_error *err); /* polled before each chunk; true (with err set) aborts the copy; NULL = never */
 	xb_iogate *gate;        /* when set: chunks are read synchronously (no read-ahead) and every read and write passes this gate; NULL = read-ahead */
+	bool copy_unwritten;    /* a file whose page 0 was never written is copied as it is (stats.unwritten), not deferred */
 } datafile_copy_opts;
 
 typedef struct datafile_copy_stats {
@@ -63,6 +70,7 @@ typedef struct datafile_copy_stats {
 	uint64_t reread_pages;  /* pages that were invalid at first and valid on a re-read */
 	uint64_t zero_pages;    /* all-zero (never written) pages copied */
 	bool deferred;          /* not copied: the tablespace is being created, retry later */
+	bool unwritten;         /* page 0 was never written (empty, short, zeros): no re-reads were made */
 	char why[160];          /* when deferred: the reason, e.g. "page 0 is not written yet" */
 	char read_mode[160];    /* how the file was read (xb_reader_mode), for the log */
 } datafile_copy_stats;

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/parallel.h"
 #include "common/path.h"
 #include "platform/dir.h"
 
@@ -278,17 +279,16 @@ static int probe(const char *path, inv_file *f, xb_error *err)
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
 	struct stat st;
-	uint8_t *buf = malloc(PAGE0_READ);
-	ssize_t n = buf && fstat(fd, &st) == 0 ? pread(fd, buf, PAGE0_READ, 0) : -1;
+	uint8_t buf[PAGE0_READ]; /* on the stack: a scan reads page 0 of thousands of tables */
+	ssize_t n = fstat(fd, &st) == 0 ? pread(fd, buf, PAGE0_READ, 0) : -1;
 	int saved = errno;
 	close(fd);
-	if (n < 0) {
-		free(buf);
+	if (n < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(saved));
-	}
 	f->size = (uint64_t)st.st_size;
+	f->dev = (uint64_t)st.st_dev;
+	f->ino = (uint64_t)st.st_ino;
 	int rc = innodb_page0_parse(buf, (size_t)n, &f->info, NULL);
-	free(buf);
 	if (rc) {
 		memset(&f->info, 0, sizeof f->info);
 		return 1;
@@ -441,6 +441,7 @@ typedef struct server_scan {
 	inventory *inv;      /* the result */
 	const char *db;      /* the database directory being listed */
 	size_t db_first;     /* its first file in inv */
+	bool links;          /* a link file of it is in inv: look for a second file of a table */
 } server_scan;
 
 static int server_system(const inv_server *srv, inventory *inv, xb_error *err)
@@ -477,12 +478,45 @@ static int server_system(const inv_server *srv, inventory *inv, xb_error *err)
 	return rc;
 }
 
-/* Page 0 of a server's file: one that cannot be read now (dropped, being
- * created) keeps no space id; the copy finds out more. */
-static void server_probe(inv_file *f)
+/* Page 0 of a server's file: one whose page 0 is not valid now (being
+ * created) keeps no space id; the copy finds out more. One that cannot be
+ * opened any more (dropped) is marked gone. */
+static int server_probe_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
 {
-	if (probe(f->path, f, NULL) && !f->size)
-		f->size = size_of(f->path);
+	inventory *inv = ctx;
+	inv_file *f = &inv->v[i];
+	if (f->kind != INV_UNDO && f->kind != INV_TABLE && f->kind != INV_REMOTE)
+		return 0;
+	xb_error perr;
+	int rc = probe(f->path, f, &perr);
+	if (rc && rc != 1) { /* could not be read */
+		struct stat st;
+		if (stat(f->path, &st))
+			f->kind = 0; /* gone */
+		else
+			f->size = (uint64_t)st.st_size;
+	}
+	return 0;
+}
+
+/* Page 0 of every tablespace of the server on `threads` workers; the files
+ * found gone are taken out of the list. */
+static int server_probe_all(inventory *inv, int threads, xb_error *err)
+{
+	xb_parallel_cfg cfg = {.threads = threads > 1 ? threads : 1, .jobs = inv->n, .ctx = inv,
+			       .job = server_probe_job};
+	int rc = inv->n ? xb_parallel_run(&cfg, err) : 0;
+	size_t k = 0;
+	for (size_t i = 0; i < inv->n; i++) {
+		if (inv->v[i].kind) {
+			inv->v[k++] = inv->v[i];
+		} else {
+			free(inv->v[i].path);
+			free(inv->v[i].rel);
+		}
+	}
+	inv->n = k;
+	return rc;
 }
 
 static int server_undo(void *ctx, const xb_dirent *e, xb_error *err)
@@ -491,10 +525,7 @@ static int server_undo(void *ctx, const xb_dirent *e, xb_error *err)
 	if (!inv_is_undo_name(e->name))
 		return 0;
 	inv_file *f = add(s->inv, INV_UNDO, e->path, e->name, err);
-	if (!f)
-		return err ? err->code : XB_E_INTERNAL;
-	server_probe(f);
-	return 0;
+	return f ? 0 : err ? err->code : XB_E_INTERNAL;
 }
 
 static int server_db_file(void *ctx, const xb_dirent *e, xb_error *err)
@@ -517,18 +548,24 @@ static int server_db_file(void *ctx, const xb_dirent *e, xb_error *err)
 	}
 	if (rc)
 		return rc;
-	for (size_t i = s->db_first; i < s->inv->n; i++)
-		if (!strcmp(s->inv->v[i].rel, rel))
-			return 0; /* the .ibd and a link file for one table: the first one found */
-	struct stat st;
-	if (stat(path, &st))
-		return 0;
+	/* The .ibd and a link file for one table: the first one found. Only a
+	 * link file can be the second (a directory holds one t.ibd), so only
+	 * tables with one are looked for: no search through thousands of .ibd. */
+	if (s->links)
+		for (size_t i = s->db_first; i < s->inv->n; i++)
+			if (!strcmp(s->inv->v[i].rel, rel))
+				return 0;
+	if (kind == INV_REMOTE) {
+		struct stat st;
+		if (stat(path, &st))
+			return 0; /* points to no file */
+		for (size_t i = s->db_first; i < s->inv->n; i++)
+			if (!strcmp(s->inv->v[i].rel, rel))
+				return 0;
+		s->links = true;
+	}
 	inv_file *f = add(s->inv, kind, path, rel, err);
-	if (!f)
-		return err ? err->code : XB_E_INTERNAL;
-	f->size = (uint64_t)st.st_size;
-	server_probe(f);
-	return 0;
+	return f ? 0 : err ? err->code : XB_E_INTERNAL;
 }
 
 static int server_db(void *ctx, const xb_dirent *e, xb_error *err)
@@ -538,6 +575,7 @@ static int server_db(void *ctx, const xb_dirent *e, xb_error *err)
 		return 0;
 	s->db = e->name;
 	s->db_first = s->inv->n;
+	s->links = false;
 	return xb_dir_each(e->path, XB_DIR_MISSING_OK, server_db_file, s, err);
 }
 
@@ -551,6 +589,8 @@ int inv_scan_server(const inv_server *srv, inventory *out, xb_error *err)
 			  err);
 	if (!rc)
 		rc = list(srv->datadir, 0, server_db, &s, XB_E_IO_READ, "cannot open datadir", READ_HINT, err);
+	if (!rc)
+		rc = server_probe_all(out, srv->threads, err);
 	if (!rc)
 		rc = add_redo(out, srv->log_dir, err);
 	return rc;

@@ -86,6 +86,7 @@ typedef struct inv_file {
 	bool identified;        /* page 0 was read and is valid: info holds it */
 	innodb_space_info info; /* with identified: page 0 (space id, page size, format) */
 	uint32_t space_id;      /* 0 for the system tablespace; else from page 0, UINT32_MAX when not identified */
+	uint64_t dev, ino;      /* the file's device and inode when its page 0 was read (0 when it was not) */
 } inv_file;
 
 typedef struct inventory {
@@ -102,6 +103,7 @@ typedef struct inv_server {
 	const char *log_dir;        /* innodb_log_group_home_dir */
 	const char *data_file_path; /* innodb_data_file_path (NULL or "": the default) */
 	uint32_t page_size;         /* innodb_page_size (0: 16384) */
+	int threads;                /* page 0 of the tablespaces is read by this many threads (0 or 1: the caller's) */
 } inv_server;
 
 /* A live server's files: every system file (each must be readable:
@@ -110,7 +112,10 @@ typedef struct inv_server {
  * starting with '.' or '#', nor lost+found; a link file that cannot be read,
  * is empty or points to no file is passed over, as is a second file for one
  * table), and the redo log when it is there. Page 0 of undo tablespaces and
- * tables gives their space id (a file being created has none yet). */
+ * tables gives their space id (a file being created has none yet); those
+ * reads, one open, fstat and read of each file, run on srv->threads workers of
+ * the parallel executor once the directories are listed. A file gone by then
+ * (dropped meanwhile) is not in the list. */
 int inv_scan_server(const inv_server *srv, inventory *out, xb_error *err);
 
 /* A backup directory's files: the system files named by data_file_path

@@ -400,18 +400,20 @@ static void test_growth_and_partial_page(void)
 	free(first);
 }
 
-/* Files being created are deferred, not copied, not an error. */
+/* Files being created are deferred, not copied, not an error; a page 0
+ * never written (empty, short, zeros) is not re-read, an invalid one is. */
 static void test_deferred(void)
 {
 	struct {
 		size_t len;       /* file size */
 		int fill;         /* byte value, -1 = copy of t1 page 0 with a bad byte */
 		const char *why;  /* expected reason prefix */
+		bool unwritten;   /* expected stats.unwritten (no re-reads) */
 	} cases[] = {
-		{0, 0, "file is empty"},
-		{100, 0x11, "file is shorter than one page"},
-		{16384 * 4, 0, "page 0 is not written yet"},
-		{16384 * 4, -1, "page 0 is not valid yet: "},
+		{0, 0, "file is empty", true},
+		{100, 0x11, "file is shorter than one page", true},
+		{16384 * 4, 0, "page 0 is not written yet", true},
+		{16384 * 4, -1, "page 0 is not valid yet: ", false},
 	};
 	size_t t1len;
 	uint8_t *t1 = fixture("t1", &t1len);
@@ -430,6 +432,8 @@ static void test_deferred(void)
 		innodb_datafile_opts_init(&o);
 		o.retries = 2;
 		o.retry_ms = 1;
+		o.before_reread = count_rereads;
+		reread_calls = 0;
 		datafile_copy_stats st;
 		volatile uint64_t progress = 0;
 		xb_error err = {0};
@@ -438,12 +442,76 @@ static void test_deferred(void)
 		char *log = capture_end();
 		CU_ASSERT_EQUAL(rc, 0);
 		CU_ASSERT_TRUE(st.deferred);
+		CU_ASSERT_EQUAL(st.unwritten, cases[i].unwritten);
+		CU_ASSERT_EQUAL(reread_calls, cases[i].unwritten ? 0 : 2);
 		CU_ASSERT_EQUAL(strncmp(st.why, cases[i].why, strlen(cases[i].why)), 0);
 		CU_ASSERT_EQUAL(st.bytes, 0);
 		CU_ASSERT_EQUAL(progress, 0);
 		CU_ASSERT_FALSE(exists(backup, "db/new.ibd"));
 		CU_ASSERT_FALSE(exists(backup, "db"));
 		CU_ASSERT_PTR_NULL(strstr(log, "Copying"));
+		free(log);
+		xb_sink_free(s);
+		free(b);
+	}
+	free(t1);
+}
+
+/* With copy_unwritten a file whose page 0 was never written is copied as it
+ * is, at once; one whose page 0 is written but invalid is still re-read and
+ * deferred. */
+static void test_copy_unwritten(void)
+{
+	size_t t1len;
+	uint8_t *t1 = fixture("t1", &t1len);
+	struct {
+		size_t len;       /* file size */
+		int fill;         /* byte value of page 0; -1 = t1's page 0 with a bad byte */
+		bool copied;      /* copied as it is */
+	} cases[] = {
+		{0, 0, true},
+		{100, 0x11, true},
+		{16384 * 6, 0, true},   /* zero page 0, written pages after it */
+		{16384 * 4, -1, false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint8_t *b = calloc(1, cases[i].len + 1);
+		if (cases[i].fill > 0)
+			memset(b, cases[i].fill, cases[i].len);
+		if (cases[i].fill < 0) {
+			memcpy(b, t1, cases[i].len);
+			b[300] ^= 0xff;
+		} else if (cases[i].len > 16384 * 2) {
+			memcpy(b + 16384 * 2, t1 + 16384 * 2, 16384 * 2); /* pages the server flushed before page 0 */
+		}
+		store("./db/fresh.ibd", b, cases[i].len);
+		char backup[BUF];
+		xb_sink *s = new_sink(backup, sizeof backup);
+		datafile_copy_opts o;
+		innodb_datafile_opts_init(&o);
+		o.retries = 2;
+		o.retry_ms = 1;
+		o.copy_unwritten = true;
+		o.before_reread = count_rereads;
+		reread_calls = 0;
+		datafile_copy_stats st;
+		volatile uint64_t progress = 0;
+		xb_error err = {0};
+		capture_begin();
+		int rc = innodb_datafile_copy("./db/fresh.ibd", "db/fresh.ibd", s, &o, &st, &progress, &err);
+		char *log = capture_end();
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_EQUAL(st.deferred, !cases[i].copied);
+		CU_ASSERT_EQUAL(st.unwritten, cases[i].copied);
+		CU_ASSERT_EQUAL(reread_calls, cases[i].copied ? 0 : 2);
+		if (cases[i].copied) {
+			check_copy(backup, "db/fresh.ibd", b, cases[i].len);
+			CU_ASSERT_EQUAL(st.bytes, cases[i].len);
+			CU_ASSERT_EQUAL(progress, cases[i].len);
+			CU_ASSERT_PTR_NOT_NULL(strstr(log, "as it is"));
+		} else {
+			CU_ASSERT_FALSE(exists(backup, "db/fresh.ibd"));
+		}
 		free(log);
 		xb_sink_free(s);
 		free(b);
@@ -644,6 +712,7 @@ int main(int argc, char **argv)
 	CU_add_test(s, "page torn on the first read: re-read", test_torn_page);
 	CU_add_test(s, "growth during copy, partial last page", test_growth_and_partial_page);
 	CU_add_test(s, "tablespaces being created are deferred", test_deferred);
+	CU_add_test(s, "an unwritten page 0: copied as it is at once", test_copy_unwritten);
 	CU_add_test(s, "system tablespace rules", test_system_space);
 	CU_add_test(s, "throttled copy", test_throttled_copy);
 	CU_add_test(s, "missing file", test_missing);

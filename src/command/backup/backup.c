@@ -18,7 +18,8 @@
  *     LSN (for the headroom check) and watches for its failure; then ask the
  *     server for a buffer-pool dump and store it (bufpool.c);
  *  4. BACKUP STAGE FLUSH and BLOCK_DDL: reconcile tablespaces changed by DDL
- *     during the copy (ddl.c), copy table definitions and non-InnoDB tables;
+ *     during the copy (ddl.c), copy table definitions and non-InnoDB tables
+ *     (both on --parallel workers; how long DDL stayed blocked is logged);
  *  5. BACKUP STAGE BLOCK_COMMIT: copy Aria tables and logs, record the binlog
  *     position and GTID (and replica / Galera positions), make the redo
  *     durable and copy it up to the server's LSN, stop the follower;
@@ -105,9 +106,14 @@ static int run(backup_ctx *c, xb_error *err)
 	/* 3. InnoDB datafiles */
 	if ((rc = stage_enter(c, "START", err)))
 		return rc;
+	if ((rc = scan_innodb(c, &c->files, err)))
+		return rc;
+	uint64_t total = 0;
+	for (size_t i = 0; i < c->files.n; i++)
+		total += c->files.v[i].size;
 	pacer pc;
-	pace_start(c, &pc, s->throttle ? NULL : c->limiter);
-	if ((rc = scan_innodb(c, &c->files, err)) || (rc = copy_innodb_all(c, &pc, err)))
+	pace_start(c, &pc, s->throttle ? NULL : c->limiter, total);
+	if ((rc = copy_innodb_all(c, &pc, err)))
 		return rc;
 	if ((rc = bufpool_dump(c, err)))
 		return rc;
@@ -115,10 +121,17 @@ static int run(backup_ctx *c, xb_error *err)
 	/* 4. DDL blocked: reconcile, then non-InnoDB files */
 	if ((rc = stage_replica_stop(c, err)) || (rc = stage_enter(c, "FLUSH", err)) || (rc = stage_enter(c, "BLOCK_DDL", err)))
 		return rc;
+	double ddl_t0 = xb_clock_sec();
 	if ((rc = ddl_reconcile(c, err)))
 		return rc;
+	double ddl_t1 = xb_clock_sec();
 	if ((rc = scan_other(c, &c->files, err)) || (rc = copy_kind(c, BF_PLAIN, err)))
 		return rc;
+	size_t n_plain = 0;
+	for (size_t i = 0; i < c->files.n; i++)
+		n_plain += c->files.v[i].kind == BF_PLAIN;
+	xb_info("Under BLOCK_DDL: InnoDB files checked for DDL in %.0f ms, %zu other files copied in %.0f ms",
+		(ddl_t1 - ddl_t0) * 1000.0, n_plain, (xb_clock_sec() - ddl_t1) * 1000.0);
 
 	/* 5. commits blocked: the consistency point */
 	if ((rc = stage_enter(c, "BLOCK_COMMIT", err)))
@@ -129,7 +142,11 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = stage_enter(c, "END", err)))
 		return rc;
 	c->lock_seconds = xb_clock_sec() - lock_t0;
-	xb_info("Commits were blocked for %.0f ms (BACKUP STAGE BLOCK_COMMIT to END)", c->lock_seconds * 1000.0);
+	c->ddl_seconds = xb_clock_sec() - ddl_t0;
+	if (!s->no_lock) {
+		xb_info("Commits were blocked for %.0f ms (BACKUP STAGE BLOCK_COMMIT to END)", c->lock_seconds * 1000.0);
+		xb_info("DDL was blocked for %.0f ms (BACKUP STAGE BLOCK_DDL to END)", c->ddl_seconds * 1000.0);
+	}
 	stage_replica_restart(c);
 	xb_progress_stop(c->progress);
 	c->progress = NULL;
@@ -182,6 +199,7 @@ int cmd_backup(const xb_options *o, xb_error *err)
 	target_close(c);
 	copy_limiter_close(c);
 	bfile_list_free(&c->files);
+	ddl_touched_free(c);
 	free(c);
 	return rc;
 }

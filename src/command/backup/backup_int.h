@@ -38,6 +38,8 @@ typedef struct bfile {
 	bool copied;          /* copy finished */
 	bool missing;         /* vanished before it could be copied */
 	bool deferred;        /* page 0 not readable yet: retry later */
+	bool unwritten;       /* copied as it was, page 0 never written yet: the redo log recreates it */
+	uint64_t dev, ino;    /* InnoDB: device and inode when page 0 was read at the scan (0: unknown) */
 } bfile;
 
 typedef struct bfile_list {
@@ -107,6 +109,10 @@ typedef struct backup_ctx {
 	bool have_binlog;              /* binlog info recorded */
 	time_t start_time, end_time;   /* wall clock */
 	double lock_seconds;           /* time under BLOCK_COMMIT */
+	double ddl_seconds;            /* time DDL was blocked (BLOCK_DDL to END) */
+	char **touched;                /* paths a delete or rename in the redo log named (ddl.c) */
+	size_t touched_n, touched_cap; /* their count, allocated */
+	bool touched_lost;             /* one could not be remembered (out of memory) */
 	bool slave_stopped;            /* --safe-slave-backup stopped the SQL thread */
 	struct xb_progress *progress;  /* progress display */
 	bool target_is_local_dir;      /* the data sink is a plain directory: no stream, no filter */
@@ -164,9 +170,12 @@ size_t lockwait_describe(char *buf, size_t n, const char *id, const char *user, 
 			 const char *command, const char *time, const char *state, const char *info, bool info_cut,
 			 const char *locks);
 
-/* ddl.c */
+/* ddl.c: under BLOCK_DDL, .del markers and .new copies for what DDL changed
+ * during the copy; the redo follower's file-operation callback (runs on its
+ * thread; remembers deleted and renamed paths); freeing what it remembered */
 int ddl_reconcile(backup_ctx *c, xb_error *err);
 void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, const char *new_name, uint64_t lsn);
+void ddl_touched_free(backup_ctx *c);
 
 /* target.c: check the target (before connecting), build the sink chains
  * into c->sink and c->meta_sink, finish them, free them (target_resolve()
@@ -179,8 +188,8 @@ void target_close(backup_ctx *c);
 /* bufpool.c: ask the server for a buffer-pool dump and store it (warnings only, unless the sink fails) */
 int bufpool_dump(backup_ctx *c, xb_error *err);
 
-/* pace.c */
-void pace_start(backup_ctx *c, pacer *p, struct xb_throttle *limiter);
+/* pace.c: total = the datafile bytes to copy (a small copy is never paced) */
+void pace_start(backup_ctx *c, pacer *p, struct xb_throttle *limiter, uint64_t total);
 void pace_tick(backup_ctx *c, pacer *p, uint64_t server_lsn);
 /* The decision alone, for a sample at time t (seconds): the server's LSN,
  * the datafile bytes copied so far and the current limit (MiB/s, 0 = none).

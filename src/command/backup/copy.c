@@ -6,9 +6,11 @@
  * the parallel executor; meanwhile the main thread ticks every half second:
  * it feeds the redo follower and the pacer the server's LSN and stops the
  * copy when the follower fails or a signal comes. A file that vanished
- * (DROP, RENAME) or whose page 0 is not written yet is left for BLOCK_DDL
- * (ddl.c). Other files are copied as bytes, one after another, under the
- * stage lock that keeps them still. --throttle and --pace=auto share one
+ * (DROP, RENAME) or whose page 0 is written but not valid yet is left for
+ * BLOCK_DDL (ddl.c); one whose page 0 was never written (a table created
+ * recently) is copied as it is at once (see innodb/datafile.h). Other files
+ * are copied as bytes by the --parallel workers, under the stage lock that
+ * keeps them still. --throttle and --pace=auto share one
  * rate limiter, made here.
  */
 #include "backup_int.h"
@@ -97,6 +99,7 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 	o.system_space = f->system_space;
 	o.first_page_no = f->first_page_no;
 	o.should_stop = command_interrupted;
+	o.copy_unwritten = true;
 	o.gate = c->iogate;
 	if (c->iogate)
 		o.chunk_bytes = c->batch_bytes;
@@ -129,6 +132,10 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 		return 0;
 	}
 	f->copied = true;
+	if (st.unwritten) {
+		f->unwritten = true; /* no space id yet: ddl.c knows it by its inode */
+		return 0;
+	}
 	if (f->space_id == UINT32_MAX)
 		read_space_id(f->src, &f->space_id);
 	return 0;
@@ -241,18 +248,35 @@ int copy_innodb_all(backup_ctx *c, pacer *pc, xb_error *err)
 	return rc;
 }
 
+/* The files of one kind, copied as bytes. */
+typedef struct kind_run {
+	backup_ctx *c; /* backup */
+	bfile **todo;  /* the files */
+} kind_run;
+
+static int kind_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
+{
+	kind_run *r = ctx;
+	if (command_interrupted(err))
+		return err ? err->code : XB_E_INTERRUPTED;
+	int rc = copy_plain(r->c, r->todo[i], worker, err);
+	if (!rc)
+		r->todo[i]->copied = true;
+	return rc;
+}
+
 int copy_kind(backup_ctx *c, int kind, xb_error *err)
 {
-	for (size_t i = 0; i < c->files.n; i++) {
-		bfile *f = &c->files.v[i];
-		if (f->kind != kind)
-			continue;
-		if (command_interrupted(err))
-			return err ? err->code : XB_E_INTERRUPTED;
-		int rc = copy_plain(c, f, 0, err);
-		if (rc)
-			return rc;
-		f->copied = true;
-	}
-	return 0;
+	kind_run r = {.c = c, .todo = calloc(c->files.n ? c->files.n : 1, sizeof *r.todo)};
+	if (!r.todo)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < c->files.n; i++)
+		if (c->files.v[i].kind == kind)
+			r.todo[n++] = &c->files.v[i];
+	/* Under a stage lock: each file is small, there can be tens of thousands */
+	xb_parallel_cfg cfg = {.threads = c->set.parallel, .jobs = n, .ctx = &r, .job = kind_job};
+	int rc = n ? xb_parallel_run(&cfg, err) : 0;
+	free(r.todo);
+	return rc;
 }

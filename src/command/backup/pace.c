@@ -34,6 +34,14 @@
  * rate becomes the new baseline (a backup once crawled at 8 MiB/s for minutes
  * after its write load ended). pace_step() is the decision alone, without
  * I/O, so it is unit-tested. A --throttle set by the user replaces pacing.
+ *
+ * A small copy is never paced, nor is the baseline measured for it: under
+ * SMALL_COPY bytes of datafiles the copy at full speed is over in a few
+ * seconds (at the 300 MB/s and more the disks of servers read), about as
+ * long as the pacer needs to react at all (one second of baseline, samples
+ * every half second, the slow start). Pacing such a copy only made it slow: a
+ * 180 MiB server under a light write load took up to 25 s, held at 8 MiB/s by
+ * the bursts of its redo rate, where mariabackup took 2 s.
  */
 #include "backup_int.h"
 
@@ -57,18 +65,25 @@
 #define RAISE 0.25                /* share of the way a higher rate moves the baseline */
 #define IDLE_PROBE_US 20000       /* how often the idle probe looks at the LSN */
 #define IDLE_PROBES 10            /* no redo written in this many probes: idle, the copy starts at once */
+#define SMALL_COPY ((uint64_t)1 << 30) /* datafile bytes under which a copy is never paced */
 
 static uint64_t copied_bytes(backup_ctx *c)
 {
 	return c->progress ? atomic_load((_Atomic uint64_t *)xb_progress_counter(c->progress)) : 0;
 }
 
-void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter)
+void pace_start(backup_ctx *c, pacer *p, xb_throttle *limiter, uint64_t total)
 {
 	memset(p, 0, sizeof *p);
 	p->limiter = limiter;
 	if (!limiter)
 		return;
+	if (total < SMALL_COPY) {
+		xb_info("Pacing: not needed for %.0f MiB of datafiles (a copy at full speed is over in seconds)",
+			(double)total / 1048576.0);
+		p->limiter = NULL;
+		return;
+	}
 	uint64_t l0, l1;
 	xb_error ignore;
 	double t0 = xb_clock_sec();

@@ -56,7 +56,8 @@ int scan_check_excludes(backup_ctx *c, xb_error *err)
 	return 0;
 }
 
-int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err)
+/* A file of size bytes (stat'ed by the caller) at the end of l. */
+static int bfile_push(bfile_list *l, const char *src, const char *rel, int kind, uint64_t size, xb_error *err)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
@@ -72,13 +73,20 @@ int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_erro
 	f->rel = strdup(rel);
 	f->kind = kind;
 	f->space_id = UINT32_MAX;
-	struct stat st;
-	if (stat(src, &st) == 0)
-		f->size = (uint64_t)st.st_size;
-	if (!f->src || !f->rel)
+	f->size = size;
+	if (!f->src || !f->rel) {
+		free(f->src);
+		free(f->rel);
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
 	l->n++;
 	return 0;
+}
+
+int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err)
+{
+	struct stat st;
+	return bfile_push(l, src, rel, kind, stat(src, &st) == 0 ? (uint64_t)st.st_size : 0, err);
 }
 
 void bfile_list_free(bfile_list *l)
@@ -128,19 +136,22 @@ static int for_each_db(backup_ctx *c, int (*fn)(backup_ctx *, const char *db, co
 int scan_innodb(backup_ctx *c, bfile_list *out, xb_error *err)
 {
 	inv_server srv = {.datadir = c->lay.datadir, .data_home_dir = c->lay.data_home_dir, .undo_dir = c->lay.undo_dir,
-			  .log_dir = c->lay.log_dir, .data_file_path = c->lay.data_file_path, .page_size = c->lay.page_size};
+			  .log_dir = c->lay.log_dir, .data_file_path = c->lay.data_file_path, .page_size = c->lay.page_size,
+			  .threads = c->set.parallel};
 	inventory inv;
 	int rc = inv_scan_server(&srv, &inv, err);
 	for (size_t i = 0; !rc && i < inv.n; i++) {
 		const inv_file *f = &inv.v[i];
 		if (f->kind == INV_REDO) /* followed and copied by the redo follower */
 			continue;
-		if ((rc = bfile_add(out, f->path, f->rel, BF_INNODB, err)))
+		if ((rc = bfile_push(out, f->path, f->rel, BF_INNODB, f->size, err)))
 			break;
 		bfile *b = &out->v[out->n - 1];
 		b->system_space = f->kind == INV_SYSTEM;
 		b->first_page_no = (uint32_t)f->first_page;
 		b->space_id = f->space_id;
+		b->dev = f->dev;
+		b->ino = f->ino;
 	}
 	inv_free(&inv);
 	return rc;
