@@ -9,8 +9,10 @@
  * started without waiting for it (xb_file_writeback), so dirty pages never pile
  * up into a burst that would starve the server's own I/O, and close() starts
  * writeback of the rest. finish() then fsyncs every file and directory
- * written (quick: the data is already on its way to disk), so everything is
- * durable before the caller writes the completion marker.
+ * written, several at a time on the parallel executor (quick: the data is
+ * already on its way to disk, and the file system commits fsyncs that wait
+ * together at once), so everything is durable before the caller writes the
+ * completion marker.
  *
  * Empty space stays empty: a whole 64 KiB block of zeros written where the
  * file has never had data (the tail of a freshly extended tablespace, the
@@ -47,6 +49,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/parallel.h"
 #include "common/path.h"
 #include "platform/dir.h"
 #include "platform/file.h"
@@ -63,6 +66,7 @@ typedef struct dir_sink {
 } dir_sink;
 
 #define WRITEBACK_STEP (8u << 20) /* start writeback every this many bytes */
+#define SYNC_THREADS 8            /* fsyncs at once in finish() */
 #define HOLE_BLOCK (64u << 10)    /* zero blocks of this size, at multiples of it, become holes */
 
 typedef struct dir_file {
@@ -248,8 +252,16 @@ static xb_sink_file *dir_open(xb_sink *s, const char *relpath, xb_error *err)
 		free(f);
 		return NULL;
 	}
+	/* direct I/O where the file system allows it: aligned page runs go from the
+	 * read buffer to the disk with no copy into the page cache and no dirty
+	 * pages for the kernel to flush later in bursts that starve the server.
+	 * The directories are made when the file cannot be created without them
+	 * (not tried for every file: a backup of 10,000 tables made 60,000 mkdir
+	 * calls that all failed with EEXIST). */
+	int flags = XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_TRUNC | XB_FILE_DIRECT;
+	f->fd = xb_file_open(XB_FILE_CWD, f->tmp, flags, 0640, &f->direct);
 	char *slash = strrchr(f->path, '/');
-	if (slash && slash > f->path) {
+	if (f->fd < 0 && errno == ENOENT && slash && slash > f->path) {
 		*slash = '\0';
 		int rc = xb_mkdir_p(f->path, 0750, err);
 		*slash = '/';
@@ -257,12 +269,8 @@ static xb_sink_file *dir_open(xb_sink *s, const char *relpath, xb_error *err)
 			free(f);
 			return NULL;
 		}
+		f->fd = xb_file_open(XB_FILE_CWD, f->tmp, flags, 0640, &f->direct);
 	}
-	/* direct I/O where the file system allows it: aligned page runs go from the
-	 * read buffer to the disk with no copy into the page cache and no dirty
-	 * pages for the kernel to flush later in bursts that starve the server. */
-	f->fd = xb_file_open(XB_FILE_CWD, f->tmp, XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_TRUNC | XB_FILE_DIRECT, 0640,
-			     &f->direct);
 	if (f->fd < 0) {
 		xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", f->path, strerror(errno));
 		free(f);
@@ -455,6 +463,33 @@ static int sync_path(const char *path, bool dir, bool missing_ok, xb_error *err)
 	return 0;
 }
 
+/* The fsyncs of finish(): files, then the directories holding them. */
+typedef struct sync_run {
+	char **path;     /* what to sync */
+	bool dir;        /* they are directories */
+	bool missing_ok; /* a path gone is fine (a stream removed it) */
+} sync_run;
+
+static int sync_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
+{
+	sync_run *r = ctx;
+	return sync_path(r->path[i], r->dir, r->missing_ok, err);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* fsync n paths on SYNC_THREADS threads: a file system commits the fsyncs
+ * that wait together at once (a backup of 10,000 tables has 20,000 files). */
+static int sync_all(char **path, size_t n, bool dir, bool missing_ok, xb_error *err)
+{
+	sync_run r = {.path = path, .dir = dir, .missing_ok = missing_ok};
+	xb_parallel_cfg cfg = {.threads = SYNC_THREADS, .jobs = n, .ctx = &r, .job = sync_job};
+	return n ? xb_parallel_run(&cfg, err) : 0;
+}
+
 static int dir_finish(xb_sink *s, xb_error *err)
 {
 	dir_sink *ds = (dir_sink *)s;
@@ -464,26 +499,31 @@ static int dir_finish(xb_sink *s, xb_error *err)
 	ds->done = NULL;
 	ds->ndone = ds->capdone = 0;
 	pthread_mutex_unlock(&ds->mu);
-	int rc = 0;
 	/* a stream may have removed or renamed files it wrote */
 	bool missing_ok = ds->flags & XB_SINK_DIR_UNTRUSTED;
+	int rc = sync_all(done, n, false, missing_ok, err);
+	/* the directories holding them, once each, so the renames are durable too */
+	size_t nd = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!rc)
-			rc = sync_path(done[i], false, missing_ok, err);
-		/* the directory holding it, so the rename is durable too */
 		char *slash = strrchr(done[i], '/');
-		if (!rc && slash && slash != done[i]) {
+		if (slash)
 			*slash = '\0';
-			bool seen = false;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen = !strcmp(done[j], done[i]); /* done[j] was cut to its directory too */
-			if (!seen)
-				rc = sync_path(done[i], true, missing_ok, err);
-		} else if (slash) {
-			*slash = '\0';
-		}
+		if (slash && slash != done[i])
+			done[nd++] = done[i];
+		else
+			free(done[i]);
 	}
-	for (size_t i = 0; i < n; i++)
+	qsort(done, nd, sizeof *done, by_name);
+	size_t k = 0;
+	for (size_t i = 0; i < nd; i++) {
+		if (k && !strcmp(done[k - 1], done[i]))
+			free(done[i]);
+		else
+			done[k++] = done[i];
+	}
+	if (!rc)
+		rc = sync_all(done, k, true, missing_ok, err);
+	for (size_t i = 0; i < k; i++)
 		free(done[i]);
 	free(done);
 	if (!rc)
