@@ -13,6 +13,19 @@
 # 4-thread sysbench write load keeps while each backup tool runs (vs. no backup).
 #
 # usage: bench/backup.sh [ROUNDS]   env: SIZE_GB=3 TABLES=8 KEEP=1
+#
+# Other cases (CASE=..., each on its own small server, ours and mariabackup
+# alternating, --parallel=$PARALLEL (default 4) for both, page cache not dropped):
+#   CASE=fresh  FRESH_TABLES (default 1000) small InnoDB tables with a few rows are
+#               created just before each backup (their page 0 not yet flushed, as
+#               for minutes after CREATE); prints both times and how long each tool
+#               held DDL blocked: from its "BLOCK_DDL acquired" log line to its
+#               "BACKUP STAGE END" line, each line stamped on arrival (ms).
+#   CASE=many   MANY_TABLES (default 10000) small tables, server restarted (nothing
+#               fresh): backup time of each, peak RSS, DDL hold time.
+#   CASE=light  a ~LIGHT_MB (default 180) MiB sysbench server under a light write
+#               load (sysbench oltp_write_only --rate=LIGHT_RATE, default 20 tps):
+#               backup time of each (ours with its default --pace=auto).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/test/integration/inc/common.sh"
@@ -21,6 +34,111 @@ SIZE_GB=${SIZE_GB:-3}
 TABLES=${TABLES:-8}
 ROWS=$(( SIZE_GB * 1024 * 1024 * 1024 / 230 / TABLES ))   # ~230 bytes per sysbench row on disk
 [ -x "$TOP/build/xtrabackup" ] || make -C "$TOP" >/dev/null || exit 1
+CASE=${CASE:-throughput}
+PARALLEL=${PARALLEL:-4}
+
+# ---------------------------------------------------------------- small cases
+# stamp: each stderr line of a tool prefixed with its arrival time (s, ms precision)
+stamp() { perl -MTime::HiRes=time -ne '$|=1; printf "%.3f %s", time, $_'; }
+declare -A CSUM CMEM CHOLD CN
+case_run() { # key command... -> time, peak RSS and DDL hold time of one backup
+  local key=$1; shift
+  rm -rf "$T/out"
+  local t0 t1 s hold
+  t0=$(date +%s.%N)
+  { /usr/bin/time -f '%M' -o "$T/rss" "$@" 2>&1 >/dev/null || echo "FAILED $?"; } | stamp > "$T/$key.log"
+  t1=$(date +%s.%N)
+  grep -q '^[0-9.]* FAILED' "$T/$key.log" && { tail "$T/$key.log"; fail "$key failed"; }
+  s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')
+  # DDL blocked: BLOCK_DDL acquired (ours: "Acquired BACKUP STAGE BLOCK_DDL", mariabackup:
+  # "Acquired locks for BACKUP STAGE BLOCK_DDL") to the start of BACKUP STAGE END
+  hold=$(awk '/Acquired (locks for )?BACKUP STAGE BLOCK_DDL/ && !a { a=$1 }
+              /Starting BACKUP STAGE END/ && a && !e { e=$1 } END { if (a && e) printf "%.0f", (e-a)*1000; else print "nan" }' "$T/$key.log")
+  CSUM[$key]=$(awk -v x="${CSUM[$key]:-0}" -v s="$s" 'BEGIN{print x+s}')
+  CHOLD[$key]=$(awk -v x="${CHOLD[$key]:-0}" -v h="$hold" 'BEGIN{print x+h}')
+  CN[$key]=$(( ${CN[$key]:-0} + 1 ))
+  local rss; rss=$(tail -n 1 "$T/rss")
+  [ "${CMEM[$key]:-0}" -lt "$rss" ] && CMEM[$key]=$rss
+  log "$key: ${s}s, DDL blocked ${hold} ms, peak RSS $rss KiB"
+}
+case_report() { # title
+  local xb=xb mb=mb
+  echo
+  echo "$1 (--parallel=$PARALLEL, rounds: ${CN[xb]})"
+  printf '%-12s %10s %18s %14s\n' tool "backup s" "DDL blocked ms" "peak RSS KiB"
+  for k in xb mb; do
+    printf '%-12s %10s %18s %14s\n' "$([ $k = xb ] && echo xtrabackup || echo mariabackup)" \
+      "$(awk -v x="${CSUM[$k]}" -v n="${CN[$k]}" 'BEGIN{printf "%.2f", x/n}')" \
+      "$(awk -v x="${CHOLD[$k]}" -v n="${CN[$k]}" 'BEGIN{printf "%.0f", x/n}')" "${CMEM[$k]}"
+  done
+  awk -v a="${CSUM[xb]}" -v b="${CSUM[mb]}" -v ha="${CHOLD[xb]}" -v hb="${CHOLD[mb]}" 'BEGIN{
+    printf "ratio xtrabackup/mariabackup: backup time %.2f (goal <= 1.00), DDL blocked %.2f (goal <= 1.00)\n", a/b, ha/hb }'
+}
+XB_CMD=("$TOP/build/xtrabackup" --backup --parallel="$PARALLEL" --progress=none --target-dir="$T/out")
+MB_CMD=(mariabackup --backup --parallel="$PARALLEL" --target-dir="$T/out")
+make_tables() { # db count rows-each [create options]
+  { echo "CREATE DATABASE $1; USE $1; SET SESSION sql_log_bin = 0;"
+    for i in $(seq "$2"); do
+      echo "CREATE TABLE t$i (id INT PRIMARY KEY, a VARCHAR(64), b INT) ENGINE=InnoDB;"
+      echo "INSERT INTO t$i SELECT seq, MD5(seq), seq FROM seq_1_to_$3;"
+    done; } | mariadb --defaults-file="$(cnf_of src)" -N -B || fail "creating $2 tables in $1 failed"
+}
+if [ "$CASE" = fresh ]; then
+  FRESH_TABLES=${FRESH_TABLES:-1000}
+  server_start src --skip-log-bin --innodb-buffer-pool-size=512M --innodb-flush-log-at-trx-commit=2
+  CNF=$(cnf_of src)
+  for r in $(seq "$ROUNDS"); do
+    for k in xb mb; do
+      log "round $r: $FRESH_TABLES fresh tables for $k"
+      sql src "DROP DATABASE IF EXISTS fresh" || fail "drop"
+      make_tables fresh "$FRESH_TABLES" 20
+      if [ $k = xb ]; then case_run xb "${XB_CMD[0]}" --defaults-file="$CNF" "${XB_CMD[@]:1}"
+      else case_run mb "${MB_CMD[0]}" --defaults-file="$CNF" "${MB_CMD[@]:1}"; fi
+    done
+  done
+  case_report "fresh tables: $FRESH_TABLES InnoDB tables created just before each backup"
+  exit 0
+fi
+if [ "$CASE" = many ]; then
+  MANY_TABLES=${MANY_TABLES:-10000}
+  server_start src --skip-log-bin --innodb-buffer-pool-size=512M --innodb-flush-log-at-trx-commit=2 \
+    --table-open-cache=20000 --open-files-limit=50000
+  log "creating $MANY_TABLES tables"
+  make_tables many "$MANY_TABLES" 20
+  server_stop src
+  server_start_on src "$(datadir_of src)" --skip-log-bin --innodb-buffer-pool-size=512M
+  CNF=$(cnf_of src)
+  for r in $(seq "$ROUNDS"); do
+    case_run xb "${XB_CMD[0]}" --defaults-file="$CNF" "${XB_CMD[@]:1}"
+    case_run mb "${MB_CMD[0]}" --defaults-file="$CNF" "${MB_CMD[@]:1}"
+  done
+  case_report "many tables: $MANY_TABLES small InnoDB tables, server restarted"
+  exit 0
+fi
+if [ "$CASE" = light ]; then
+  LIGHT_MB=${LIGHT_MB:-180}
+  LIGHT_RATE=${LIGHT_RATE:-20}
+  command -v sysbench >/dev/null || { echo "needs sysbench (make deps)"; exit 1; }
+  server_start src --skip-log-bin --innodb-buffer-pool-size=256M
+  CNF=$(cnf_of src)
+  LSB=(sysbench --db-driver=mysql --mysql-socket="$(sock_of src)" --mysql-user=root --mysql-db=sbtest
+       --tables=4 --table-size=$(( LIGHT_MB * 1048576 / 230 / 4 )))
+  sql src "CREATE DATABASE sbtest"
+  "${LSB[@]}" --threads=2 oltp_write_only prepare >/dev/null || fail "sysbench prepare failed"
+  log "datadir: $(( $(du -sb "$(datadir_of src)" | cut -f1) / 1048576 )) MiB; light load: $LIGHT_RATE tps"
+  "${LSB[@]}" --threads=2 --rate="$LIGHT_RATE" --time=100000 oltp_write_only run >/dev/null 2>&1 &
+  LOAD=$!; bg_track $LOAD
+  sleep 3
+  for r in $(seq "$ROUNDS"); do
+    case_run xb "${XB_CMD[0]}" --defaults-file="$CNF" "${XB_CMD[@]:1}"
+    case_run mb "${MB_CMD[0]}" --defaults-file="$CNF" "${MB_CMD[@]:1}"
+  done
+  kill $LOAD 2>/dev/null
+  grep -h 'Pacing' "$T/xb.log" | sed 's/^/  ours: /' | head -n 5
+  case_report "light load: ~$LIGHT_MB MiB server, $LIGHT_RATE write tps during the backup (ours paced with --pace=auto)"
+  exit 0
+fi
+[ "$CASE" = throughput ] || { echo "unknown CASE=$CASE (throughput, fresh, many, light)"; exit 1; }
 command -v sysbench >/dev/null && command -v fio >/dev/null || { echo "needs sysbench and fio (make deps)"; exit 1; }
 
 # No binary log: its files are not part of a backup and would inflate "datadir bytes".

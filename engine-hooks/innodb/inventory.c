@@ -481,16 +481,35 @@ static int server_system(const inv_server *srv, inventory *inv, xb_error *err)
 /* Page 0 of a server's file: one whose page 0 is not valid now (being
  * created) keeps no space id; the copy finds out more. One that cannot be
  * opened any more (dropped) is marked gone. */
+typedef struct probe_run {
+	inventory *inv;           /* the files */
+	const inv_server *srv;    /* the server, and its known() */
+} probe_run;
+
 static int server_probe_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
 {
-	inventory *inv = ctx;
-	inv_file *f = &inv->v[i];
+	probe_run *r = ctx;
+	inv_file *f = &r->inv->v[i];
 	if (f->kind != INV_UNDO && f->kind != INV_TABLE && f->kind != INV_REMOTE)
 		return 0;
+	struct stat st;
+	uint32_t id;
+	if (r->srv->known) {
+		if (stat(f->path, &st)) {
+			f->kind = 0; /* gone */
+			return 0;
+		}
+		if (r->srv->known(r->srv->known_ctx, f->rel, (uint64_t)st.st_dev, (uint64_t)st.st_ino, &id)) {
+			f->size = (uint64_t)st.st_size;
+			f->dev = (uint64_t)st.st_dev;
+			f->ino = (uint64_t)st.st_ino;
+			f->space_id = id;
+			return 0;
+		}
+	}
 	xb_error perr;
 	int rc = probe(f->path, f, &perr);
 	if (rc && rc != 1) { /* could not be read */
-		struct stat st;
 		if (stat(f->path, &st))
 			f->kind = 0; /* gone */
 		else
@@ -501,9 +520,10 @@ static int server_probe_job(xb_parallel *p, void *ctx, size_t i, int worker, voi
 
 /* Page 0 of every tablespace of the server on `threads` workers; the files
  * found gone are taken out of the list. */
-static int server_probe_all(inventory *inv, int threads, xb_error *err)
+static int server_probe_all(inventory *inv, const inv_server *srv, xb_error *err)
 {
-	xb_parallel_cfg cfg = {.threads = threads > 1 ? threads : 1, .jobs = inv->n, .ctx = inv,
+	probe_run r = {.inv = inv, .srv = srv};
+	xb_parallel_cfg cfg = {.threads = srv->threads > 1 ? srv->threads : 1, .jobs = inv->n, .ctx = &r,
 			       .job = server_probe_job};
 	int rc = inv->n ? xb_parallel_run(&cfg, err) : 0;
 	size_t k = 0;
@@ -590,7 +610,7 @@ int inv_scan_server(const inv_server *srv, inventory *out, xb_error *err)
 	if (!rc)
 		rc = list(srv->datadir, 0, server_db, &s, XB_E_IO_READ, "cannot open datadir", READ_HINT, err);
 	if (!rc)
-		rc = server_probe_all(out, srv->threads, err);
+		rc = server_probe_all(out, srv, err);
 	if (!rc)
 		rc = add_redo(out, srv->log_dir, err);
 	return rc;

@@ -104,6 +104,11 @@ typedef struct inv_server {
 	const char *data_file_path; /* innodb_data_file_path (NULL or "": the default) */
 	uint32_t page_size;         /* innodb_page_size (0: 16384) */
 	int threads;                /* page 0 of the tablespaces is read by this many threads (0 or 1: the caller's) */
+	/* Optional: whether a tablespace file (its path in a backup, device and
+	 * inode) is one the caller knows unchanged, with its space id; its page 0
+	 * is then not read (a stat instead of an open and a read). */
+	bool (*known)(void *ctx, const char *rel, uint64_t dev, uint64_t ino, uint32_t *space_id);
+	void *known_ctx;            /* given to known */
 } inv_server;
 
 /* A live server's files: every system file (each must be readable:

@@ -123,9 +123,13 @@ typedef struct backup_ctx {
 } backup_ctx;
 
 /* scan.c; scan_check_excludes: --databases-exclude may name no database of the
- * server (leaving one out is a partial backup, not available yet) */
+ * server (leaving one out is a partial backup, not available yet); scan_innodb:
+ * the InnoDB files (their page 0 read on --parallel workers; known, when not
+ * NULL, tells the files known unchanged, whose page 0 is not read) */
 int scan_check_excludes(backup_ctx *c, xb_error *err);
-int scan_innodb(backup_ctx *c, bfile_list *out, xb_error *err);
+int scan_innodb(backup_ctx *c, bfile_list *out,
+		bool (*known)(void *ctx, const char *rel, uint64_t dev, uint64_t ino, uint32_t *space_id), void *known_ctx,
+		xb_error *err);
 int scan_other(backup_ctx *c, bfile_list *out, xb_error *err);
 void bfile_list_free(bfile_list *l);
 int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err);

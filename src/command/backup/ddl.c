@@ -20,8 +20,12 @@
  * the backup (an inode number can be reused by a table created anew); the
  * follower is first brought up to the server's durable LSN, so every file
  * operation done on disk before DDL was blocked has been seen.
- * The rescan reads page 0 of every file, and the copies are made, on the
- * --parallel workers: DDL is blocked meanwhile, so this is kept short.
+ * The rescan does not read page 0 again of a file copied from the same inode
+ * whose path the redo log never named in a delete or rename (no tablespace
+ * changes at a path without one: DROP, RENAME, TRUNCATE, a rebuilding ALTER
+ * and DISCARD all log theirs); it stats those and reads page 0 of the others,
+ * and the copies are made, on the --parallel workers: DDL is blocked
+ * meanwhile, so this is kept short.
  * These are the markers mariabackup --prepare understands. The redo follower
  * reports the file operations it sees (ddl_note_file_op), which are logged as
  * they happen and remembered by path.
@@ -137,6 +141,25 @@ static bfile *find_rel(bfile **idx, size_t n, const char *rel)
 	return hit ? *hit : NULL;
 }
 
+/* What scan_innodb asks under BLOCK_DDL. */
+typedef struct known_ctx {
+	backup_ctx *c;   /* backup */
+	bfile **idx;     /* its files by path in the backup */
+	size_t n;        /* how many */
+} known_ctx;
+
+/* A file copied from this very inode, whose path no delete or rename in the
+ * redo log named: the same tablespace, page 0 need not be read again. */
+static bool known(void *ctx, const char *rel, uint64_t dev, uint64_t ino, uint32_t *space_id)
+{
+	known_ctx *k = ctx;
+	const bfile *old = find_rel(k->idx, k->n, rel);
+	if (!old || !old->copied || !old->ino || old->ino != ino || old->dev != dev || touched(k->c, old))
+		return false;
+	*space_id = old->space_id;
+	return true;
+}
+
 /* Whether the copy old still holds what is at its path now. */
 static bool still_there(backup_ctx *c, const bfile *old, const bfile *now)
 {
@@ -187,10 +210,13 @@ int ddl_reconcile(backup_ctx *c, xb_error *err)
 	bfile **old_idx = NULL, **now_idx = NULL;
 	recopy r = {.c = c};
 	int rc = catch_up(c, err);
+	if (!rc && !(old_idx = index_rel(&c->files, &n_old)))
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	known_ctx k = {.c = c, .idx = old_idx, .n = n_old};
 	if (!rc)
-		rc = scan_innodb(c, &now, err);
-	if (!rc && (!(old_idx = index_rel(&c->files, &n_old)) || !(now_idx = index_rel(&now, &n_now)) ||
-		    !(r.f = calloc(now.n ? now.n : 1, sizeof *r.f)) || !(r.rel = calloc(now.n ? now.n : 1, sizeof *r.rel))))
+		rc = scan_innodb(c, &now, known, &k, err);
+	if (!rc && (!(now_idx = index_rel(&now, &n_now)) || !(r.f = calloc(now.n ? now.n : 1, sizeof *r.f)) ||
+		    !(r.rel = calloc(now.n ? now.n : 1, sizeof *r.rel))))
 		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	int dels = 0;
 	/* copied files that no longer hold the same tablespace */

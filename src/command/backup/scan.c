@@ -133,11 +133,13 @@ static int for_each_db(backup_ctx *c, int (*fn)(backup_ctx *, const char *db, co
 	return rc;
 }
 
-int scan_innodb(backup_ctx *c, bfile_list *out, xb_error *err)
+int scan_innodb(backup_ctx *c, bfile_list *out,
+		bool (*known)(void *ctx, const char *rel, uint64_t dev, uint64_t ino, uint32_t *space_id), void *known_ctx,
+		xb_error *err)
 {
 	inv_server srv = {.datadir = c->lay.datadir, .data_home_dir = c->lay.data_home_dir, .undo_dir = c->lay.undo_dir,
 			  .log_dir = c->lay.log_dir, .data_file_path = c->lay.data_file_path, .page_size = c->lay.page_size,
-			  .threads = c->set.parallel};
+			  .threads = c->set.parallel, .known = known, .known_ctx = known_ctx};
 	inventory inv;
 	int rc = inv_scan_server(&srv, &inv, err);
 	for (size_t i = 0; !rc && i < inv.n; i++) {
