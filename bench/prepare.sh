@@ -25,6 +25,13 @@
 #   USE_MEMORY="100M 2G" RUNS=2 PARALLEL= (--parallel for ours) BACKUP_BIN=mariabackup
 #   PREPARE_UNDER_TEST=build/xtrabackup (PREPARE_UNDER_TEST=mariabackup: oracle on
 #   both sides, to try the script) KEEP=1
+#
+# CASE=many: the per-tablespace cost instead. MANY_TABLES (default 10000) small
+# InnoDB tables, server restarted; the backup (BACKUP_BIN) is frozen in its copy
+# phase while every table gets an UPDATE (redo for every tablespace), then
+# finishes; our prepare and mariabackup's are timed on a copy each (RUNS rounds,
+# alternating, --use-memory=MANY_MEMORY default 100M), peak RSS from /usr/bin/time
+# (%M), and the prepared copies are compared page by page.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/test/integration/inc/common.sh"
@@ -49,6 +56,71 @@ bytes_of() { # 1G / 100M / 0.05 (GiB when no suffix) -> bytes
     awk -v v="$1" 'BEGIN { m = 1073741824; if (v ~ /[kK]$/) m = 1024; else if (v ~ /[mM]$/) m = 1048576;
                    else if (v ~ /[gG]$/) m = 1073741824; sub(/[kKmMgG]$/, "", v); printf "%.0f", v * m }'
 }
+if [[ ${CASE:-} == many ]]; then
+    MANY_TABLES=${MANY_TABLES:-10000}
+    MANY_MEMORY=${MANY_MEMORY:-100M}
+    OK_LINE_RE='completed OK!'
+    server_start src --skip-log-bin --innodb-buffer-pool-size=512M --innodb-flush-log-at-trx-commit=2 \
+        --table-open-cache=20000 --open-files-limit=50000
+    log "creating $MANY_TABLES tables"
+    { echo "CREATE DATABASE many; USE many;"
+      for i in $(seq "$MANY_TABLES"); do
+          echo "CREATE TABLE t$i (id INT PRIMARY KEY, a VARCHAR(64), b INT) ENGINE=InnoDB;"
+          echo "INSERT INTO t$i SELECT seq, MD5(seq), seq FROM seq_1_to_20;"
+      done; } | mariadb --defaults-file="$(cnf_of src)" -N -B || fail "creating the tables failed"
+    server_stop src
+    server_start_on src "$(datadir_of src)" --skip-log-bin --innodb-buffer-pool-size=512M --table-open-cache=20000 \
+        --open-files-limit=50000
+    B=$T/backup
+    XB=$(command -v "$BACKUP_BIN") xb_backup_bg src "$B"
+    copying() { [[ -n $(find "$B" -mindepth 2 -maxdepth 2 -type f -print -quit 2>/dev/null) ]]; }
+    wait_for 300 copying || fail "the backup did not start copying within 300s"
+    signal_tree STOP "$XB_PID"
+    log "backup frozen in its copy phase; one UPDATE in each of the $MANY_TABLES tables"
+    { echo "USE many;"; for i in $(seq "$MANY_TABLES"); do echo "UPDATE t$i SET b = b + 1 WHERE id = $((i % 20 + 1));"; done; } |
+        mariadb --defaults-file="$(cnf_of src)" -N -B || fail "updates failed"
+    signal_tree CONT "$XB_PID"
+    xb_wait
+    assert_ok "$XB_RC" "$XB_ERR" "backup ($BACKUP_BIN)"
+    server_stop src
+    log "backup: $(( $(du -sb "$B" | cut -f1) / 1048576 )) MiB, redo copy $(( ($(stat -c %s "$B/ib_logfile0") - 12288) / 1048576 )) MiB"
+    declare -A SUM MEM
+    many_prepare() { # key bin dir
+        local t0 t1 s rss
+        t0=$(date +%s.%N)
+        /usr/bin/time -f '%M' -o "$T/rss.$1" "$2" --prepare --target-dir="$3" --use-memory="$MANY_MEMORY" > "$T/prep.$1.log" 2>&1 < /dev/null ||
+            { tail -n 15 "$T/prep.$1.log" >&2; fail "$1: --prepare failed"; }
+        t1=$(date +%s.%N)
+        last_line "$T/prep.$1.log" | grep -Eq "$OK_LINE_RE" || { tail -n 5 "$T/prep.$1.log" >&2; fail "$1: no completed OK!"; }
+        s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+        rss=$(tail -n 1 "$T/rss.$1")
+        SUM[$1]=$(awk -v x="${SUM[$1]:-0}" -v s="$s" 'BEGIN { print x + s }')
+        [[ ${MEM[$1]:-0} -lt $rss ]] && MEM[$1]=$rss
+        log "$1: ${s}s, peak RSS $rss KiB"
+    }
+    for r in $(seq "$RUNS"); do
+        rm -rf "$T/ours" "$T/mb"
+        cp -a "$B" "$T/ours" && cp -a "$B" "$T/mb" || fail "copying the backup failed"
+        drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }
+        if (( r % 2 )); then
+            drop_caches; many_prepare ours "$OURS" "$T/ours"; drop_caches; many_prepare mb mariabackup "$T/mb"
+        else
+            drop_caches; many_prepare mb mariabackup "$T/mb"; drop_caches; many_prepare ours "$OURS" "$T/ours"
+        fi
+        "$XB_PAGECMP" --pc-tail "$T/ours" "$T/mb" > "$T/cmp.$r" 2>&1 || { tail -n 20 "$T/cmp.$r"; fail "the prepared copies differ"; }
+        echo "pages (round $r): identical: $(tail -n 1 "$T/cmp.$r")"
+    done
+    echo
+    echo "many tables: $MANY_TABLES small InnoDB tables, one UPDATE each during the backup (by $BACKUP_BIN); --use-memory=$MANY_MEMORY; rounds: $RUNS"
+    printf '%-18s %9s %14s\n' tool "wall s" "peak RSS"
+    for k in ours mb; do
+        printf '%-18s %9s %10s KiB\n' "$([[ $k == ours ]] && basename "$OURS" || echo mariabackup)" \
+            "$(awk -v x="${SUM[$k]}" -v r="$RUNS" 'BEGIN { printf "%.2f", x / r }')" "${MEM[$k]}"
+    done
+    awk -v o="${SUM[ours]}" -v m="${SUM[mb]}" -v ro="${MEM[ours]}" -v rm="${MEM[mb]}" 'BEGIN {
+        printf "ratio ours/mariabackup: wall time %.2f (goal <= 1.00), peak RSS %.2f\n", o / m, ro / rm }'
+    exit 0
+fi
 REDO_BYTES=$(bytes_of "$REDO_GB")
 LOG_BYTES=$(bytes_of "$LOG_SIZE")
 SIZE_BYTES=$(bytes_of "$SIZE_GB")

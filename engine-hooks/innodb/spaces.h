@@ -92,7 +92,7 @@ int spaces_map_pages(space_file *f);
 bool spaces_page_written(const space_file *f, uint32_t page_no);
 void spaces_mark_written(space_file *f, uint32_t page_no);
 
-/* fsync every file written to, on up to threads threads at once (at most 8). */
+/* fsync every file written to, 16 at once (threads is not used: fsyncs wait on the disk, not the CPU). */
 int spaces_sync(spaces *s, int threads, xb_error *err);
 
 /* Iterate: the i-th identified file for i < s->cap (NULL for empty slots). */
