@@ -15,7 +15,8 @@
 # usage: bench/backup.sh [ROUNDS]   env: SIZE_GB=3 TABLES=8 KEEP=1
 #
 # Other cases (CASE=..., each on its own small server, ours and mariabackup
-# alternating, --parallel=$PARALLEL (default 4) for both, page cache not dropped):
+# alternating, --parallel=$PARALLEL (default 4) for both, sync and page cache dropped
+# before each run):
 #   CASE=fresh  FRESH_TABLES (default 1000) small InnoDB tables with a few rows are
 #               created just before each backup (their page 0 not yet flushed, as
 #               for minutes after CREATE); prints both times and how long each tool
@@ -43,7 +44,8 @@ stamp() { perl -MTime::HiRes=time -ne '$|=1; printf "%.3f %s", time, $_'; }
 declare -A CSUM CMEM CHOLD CN
 case_run() { # key command... -> time, peak RSS and DDL hold time of one backup
   local key=$1; shift
-  rm -rf "$T/out"
+  # mariabackup leaves its writes dirty: without a sync they are flushed during the next run
+  rm -rf "$T/out"; sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
   local t0 t1 s hold
   t0=$(date +%s.%N)
   { /usr/bin/time -f '%M' -o "$T/rss" "$@" 2>&1 >/dev/null || echo "FAILED $?"; } | stamp > "$T/$key.log"

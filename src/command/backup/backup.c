@@ -106,7 +106,7 @@ static int run(backup_ctx *c, xb_error *err)
 	/* 3. InnoDB datafiles */
 	if ((rc = stage_enter(c, "START", err)))
 		return rc;
-	if ((rc = scan_innodb(c, &c->files, NULL, NULL, err)))
+	if ((rc = xb_server_lsn(&c->srv, &c->scan_lsn, err)) || (rc = scan_innodb(c, &c->files, NULL, NULL, err)))
 		return rc;
 	uint64_t total = 0;
 	for (size_t i = 0; i < c->files.n; i++)

@@ -110,7 +110,9 @@ typedef struct backup_ctx {
 	time_t start_time, end_time;   /* wall clock */
 	double lock_seconds;           /* time under BLOCK_COMMIT */
 	double ddl_seconds;            /* time DDL was blocked (BLOCK_DDL to END) */
-	char **touched;                /* paths a delete or rename in the redo log named (ddl.c) */
+	uint64_t scan_lsn;             /* the server's LSN before the InnoDB files were listed */
+	char **touched;                /* paths a create, delete or rename in the redo log named (ddl.c) */
+	uint64_t *touched_lsn;         /* the LSN of each */
 	size_t touched_n, touched_cap; /* their count, allocated */
 	bool touched_lost;             /* one could not be remembered (out of memory) */
 	bool slave_stopped;            /* --safe-slave-backup stopped the SQL thread */

@@ -16,14 +16,15 @@
  * copied byte for byte, without waiting, during the copy phase already: the
  * redo log holds everything it contains. Having no space id to compare, such
  * a copy still stands at BLOCK_DDL when the path holds the same file (device
- * and inode) and the redo log names no delete or rename of that path during
- * the backup (an inode number can be reused by a table created anew); the
+ * and inode) and the redo log names no create, delete or rename of that path
+ * since the files were listed (an inode number can be reused by a table
+ * created anew); the
  * follower is first brought up to the server's durable LSN, so every file
  * operation done on disk before DDL was blocked has been seen.
  * The rescan does not read page 0 again of a file copied from the same inode
- * whose path the redo log never named in a delete or rename (no tablespace
- * changes at a path without one: DROP, RENAME, TRUNCATE, a rebuilding ALTER
- * and DISCARD all log theirs); it stats those and reads page 0 of the others,
+ * whose path the redo log has not named in a create, delete or rename since
+ * (no tablespace changes at a path without one: DROP, RENAME, TRUNCATE, a
+ * rebuilding ALTER and DISCARD all log theirs); it stats those and reads page 0 of the others,
  * and the copies are made, on the --parallel workers: DDL is blocked
  * meanwhile, so this is kept short.
  * These are the markers mariabackup --prepare understands. The redo follower
@@ -45,11 +46,17 @@
 
 enum { FOP_CREATE = 1, FOP_DELETE = 2, FOP_RENAME = 3, FOP_MODIFY = 4 };
 
-/* Paths the redo log deleted or renamed (from or to), as the backup names
- * them: "./db/t.ibd" -> "db/t.ibd"; an absolute path (DATA DIRECTORY) as is. */
+/* Paths the redo log created, deleted or renamed (from or to), as the backup
+ * names them ("./db/t.ibd" -> "db/t.ibd"; an absolute path, DATA DIRECTORY,
+ * as is), with the LSN. Only those at or after c->scan_lsn, the server's LSN
+ * before the files were listed, count: an operation logged before was done
+ * on disk before the listing (a delete, a rename: the log is written first,
+ * the file changed next), or its file is gone and the CREATE at that path
+ * that follows is after. A table dropped and created again before the backup
+ * (its delete in the log the redo copy starts from) is not copied twice. */
 static pthread_mutex_t touched_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void touch(backup_ctx *c, const char *name)
+static void touch(backup_ctx *c, const char *name, uint64_t lsn)
 {
 	if (!name || !*name)
 		return;
@@ -59,18 +66,24 @@ static void touch(backup_ctx *c, const char *name)
 	if (c->touched_n == c->touched_cap) {
 		size_t cap = c->touched_cap ? c->touched_cap * 2 : 16;
 		char **v = realloc(c->touched, cap * sizeof *v);
-		if (!v) {
-			c->touched_lost = true; /* every unwritten copy is then made again */
+		uint64_t *l = v ? realloc(c->touched_lsn, cap * sizeof *l) : NULL;
+		if (v)
+			c->touched = v;
+		if (l)
+			c->touched_lsn = l;
+		if (!v || !l) {
+			c->touched_lost = true; /* every copy is then checked by page 0, every unwritten one made again */
 			pthread_mutex_unlock(&touched_mu);
 			return;
 		}
-		c->touched = v;
 		c->touched_cap = cap;
 	}
-	if (!(c->touched[c->touched_n] = strdup(name)))
+	if (!(c->touched[c->touched_n] = strdup(name))) {
 		c->touched_lost = true;
-	else
+	} else {
+		c->touched_lsn[c->touched_n] = lsn;
 		c->touched_n++;
+	}
 	pthread_mutex_unlock(&touched_mu);
 }
 
@@ -79,7 +92,7 @@ static bool touched(backup_ctx *c, const bfile *f)
 	pthread_mutex_lock(&touched_mu);
 	bool hit = c->touched_lost;
 	for (size_t i = 0; i < c->touched_n && !hit; i++)
-		hit = !strcmp(c->touched[i], f->rel) || !strcmp(c->touched[i], f->src);
+		hit = c->touched_lsn[i] >= c->scan_lsn && (!strcmp(c->touched[i], f->rel) || !strcmp(c->touched[i], f->src));
 	pthread_mutex_unlock(&touched_mu);
 	return hit;
 }
@@ -89,7 +102,9 @@ void ddl_touched_free(backup_ctx *c)
 	for (size_t i = 0; i < c->touched_n; i++)
 		free(c->touched[i]);
 	free(c->touched);
+	free(c->touched_lsn);
 	c->touched = NULL;
+	c->touched_lsn = NULL;
 	c->touched_n = c->touched_cap = 0;
 }
 
@@ -99,16 +114,17 @@ void ddl_note_file_op(void *ctx, int op, uint32_t space_id, const char *name, co
 	switch (op) {
 	case FOP_CREATE:
 		xb_info("DDL tracking : create %u \"%s\" at LSN %llu", space_id, name, (unsigned long long)lsn);
+		touch(c, name, lsn);
 		break;
 	case FOP_DELETE:
 		xb_info("DDL tracking : delete %u \"%s\" at LSN %llu", space_id, name, (unsigned long long)lsn);
-		touch(c, name);
+		touch(c, name, lsn);
 		break;
 	case FOP_RENAME:
 		xb_info("DDL tracking : rename %u \"%s\",\"%s\" at LSN %llu", space_id, name, new_name ? new_name : "",
 			(unsigned long long)lsn);
-		touch(c, name);
-		touch(c, new_name);
+		touch(c, name, lsn);
+		touch(c, new_name, lsn);
 		break;
 	default:
 		break;
@@ -148,8 +164,9 @@ typedef struct known_ctx {
 	size_t n;        /* how many */
 } known_ctx;
 
-/* A file copied from this very inode, whose path no delete or rename in the
- * redo log named: the same tablespace, page 0 need not be read again. */
+/* A file copied from this very inode, whose path no create, delete or rename
+ * in the redo log named since the listing: the same tablespace, page 0 need
+ * not be read again. */
 static bool known(void *ctx, const char *rel, uint64_t dev, uint64_t ino, uint32_t *space_id)
 {
 	known_ctx *k = ctx;
