@@ -384,13 +384,20 @@ static void build_tool_command(xb_options *o, int argc, char **argv)
 			int id = find_short(a[1]);
 			secret = id >= 0 && (opts[id].flags & OF_SECRET);
 			if (secret)
-				eq = a + 1;
+				eq = a + 1; /* -pSECRET: masked as -p*** */
 		}
 		if (p != s)
 			*p++ = ' ';
-		if (mask_next) {
+		bool was_masked = mask_next;
+		mask_next = false;
+		if (was_masked) {
 			p += sprintf(p, "***");
-			mask_next = false;
+		} else if (secret && eq == a + 1) {
+			p += sprintf(p, "%.2s%s", a, a[2] ? "***" : "");
+		} else if (secret && !eq) {
+			/* "--password pwd": the next word is the secret (see the parse below) */
+			p += sprintf(p, "%s", a);
+			mask_next = i + 1 < argc && argv[i + 1][0] != '-';
 		} else if (secret && eq) {
 			p += sprintf(p, "%.*s=***", (int)(eq - a), a);
 		} else {
@@ -430,6 +437,10 @@ int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
 			int id = find_long(name, n);
 			if (!value && id >= 0 && opts[id].type != T_BOOL && opts[id].type != T_CMD &&
 			    !(opts[id].flags & OF_OPTARG) && i + 1 < argc)
+				value = argv[++i];
+			/* "--password pwd", as mariabackup takes it (alone, before another option, it prompts) */
+			else if (!value && id >= 0 && (opts[id].flags & OF_SECRET) && (opts[id].flags & OF_OPTARG) &&
+				 i + 1 < argc && argv[i + 1][0] != '-')
 				value = argv[++i];
 			if ((rc = apply_named(o, name, n, value, "command line", true, 0, err)))
 				return rc;

@@ -409,11 +409,25 @@ static void test_secrets(void)
 	buf[n] = '\0';
 	fclose(f);
 	CU_ASSERT_PTR_NULL(strstr(buf, "filesecret"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.tool_command, " -p***"));
 	xb_options_free(&o);
 	free(argv[0]);
 	free(argv[2]);
 	free(argv[3]);
 	free(argv[4]);
+
+	/* "--password pwd", as mariabackup takes it: the next word, masked and wiped */
+	char *argv2[] = {strdup("xtrabackup"), strdup("--no-defaults"), strdup("--backup"), strdup("--password"),
+			 strdup("spaced"), strdup("--target-dir=/t"), NULL};
+	CU_ASSERT_EQUAL(xb_options_parse(&o, 6, argv2, &err), 0);
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_PASSWORD), "spaced");
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_TARGET_DIR), "/t");
+	CU_ASSERT_PTR_NULL(strstr(o.tool_command, "spaced"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.tool_command, "--password *** --target-dir=/t"));
+	CU_ASSERT_PTR_NULL(strstr(argv2[4], "spaced"));
+	xb_options_free(&o);
+	for (int i = 0; argv2[i]; i++)
+		free(argv2[i]);
 }
 
 static char *capture(void (*fn)(FILE *))
