@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "innodb/pagecomp.h"
 #include "platform/aio.h"
 
 #define CHUNK_ALIGN ((size_t)INNODB_PAGE_SIZE_MAX) /* chunks hold whole pages of any size */
@@ -103,6 +104,9 @@ static int check_page(copy_ctx *c, const uint8_t *page, uint64_t off, const uint
 	char why[256] = "";
 	*use = page;
 	if (!page_ok(c, page, page_no, why, sizeof why)) {
+		/* the words mariabackup logs here, which scripts look for */
+		xb_log(c->o->worker, "Database page corruption detected at page %u of %s (%s): re-reading it", page_no,
+		       c->src, why[0] ? why : "invalid page");
 		int attempt;
 		for (attempt = 1; attempt <= c->retries; attempt++) {
 			sleep_ms(c->retry_ms);
@@ -127,6 +131,15 @@ static int check_page(copy_ctx *c, const uint8_t *page, uint64_t off, const uint
 		}
 		c->st->reread_pages++;
 		*use = c->fixed;
+	}
+	uint32_t algo = c->o->pagecomp_readable ? pagecomp_stored_algo(*use, &c->si) : PAGECOMP_NONE;
+	if (algo != PAGECOMP_NONE && !(c->o->pagecomp_readable & (1u << algo))) {
+		xb_err_set(err, XB_E_SERVER_STATE,
+			   "%s: page %u is page_compressed with %s, but the server has no provider_%s plugin loaded: "
+			   "neither it nor a restored copy can read this table", c->src, page_no,
+			   pagecomp_algo_name(algo), pagecomp_algo_name(algo));
+		return xb_err_hint(err, "load the provider (plugin_load_add = provider_%s) and restart the server, "
+				   "then take the backup", pagecomp_algo_name(algo));
 	}
 	c->st->pages++;
 	if (all_zero(*use, c->psize))

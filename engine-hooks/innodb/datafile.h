@@ -60,6 +60,7 @@ typedef struct datafile_copy_opts {
 	void (*before_reread)(void *arg, uint32_t page_no, int attempt); /* testing only: called before each re-read, NULL in production */
 	void *before_reread_arg; /* argument of before_reread */
 	bool (*should_stop)(xb_error *err); /* polled before each chunk; true (with err set) aborts the copy; NULL = never */
+	unsigned pagecomp_readable; /* bit N set: the server reads pages compressed with enum pagecomp_algo N (its provider is loaded); a page compressed otherwise fails the copy; 0 = not checked */
 	xb_iogate *gate;        /* when set: chunks are read synchronously (no read-ahead) and every read and write passes this gate; NULL = read-ahead */
 	bool copy_unwritten;    /* a file whose page 0 was never written is copied as it is (stats.unwritten), not deferred */
 } datafile_copy_opts;
@@ -86,7 +87,8 @@ void innodb_datafile_opts_init(datafile_copy_opts *o);
  * bytes are written, for the progress meter.
  * Returns 0 when copied or deferred (check st->deferred); XB_E_CORRUPT_PAGE
  * ("page N of ./db/t1.ibd is corrupt: <reason>", with a hint) when a page
- * stays invalid; XB_E_MISSING_FILE when the file is gone (dropped meanwhile);
+ * stays invalid; XB_E_SERVER_STATE when a page is compressed with an
+ * algorithm outside o->pagecomp_readable (the server could not read it); XB_E_MISSING_FILE when the file is gone (dropped meanwhile);
  * XB_E_IO_READ, or the sink's error code. On error the sink file is aborted. */
 int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink *sink,
 			 const datafile_copy_opts *o, datafile_copy_stats *st,

@@ -60,6 +60,17 @@ bool pagecomp_is_compressed(const uint8_t *stored, const innodb_space_info *si)
 	return type == FIL_PAGE_PAGE_COMPRESSED || type == FIL_PAGE_PAGE_COMPRESSED_ENCRYPTED;
 }
 
+uint32_t pagecomp_stored_algo(const uint8_t *stored, const innodb_space_info *si)
+{
+	if (!pagecomp_is_compressed(stored, si))
+		return PAGECOMP_NONE;
+	if (si->full_crc32)
+		return si->compression_algo;
+	if (be16_get(stored + FIL_PAGE_TYPE) != FIL_PAGE_PAGE_COMPRESSED)
+		return PAGECOMP_NONE; /* encrypted: the algorithm field is not readable */
+	return be16_get(stored + LEGACY_ALGO + 6);
+}
+
 static int unsupported(xb_error *err, uint32_t page_no, uint32_t algo)
 {
 	xb_err_set(err, XB_E_CORRUPT_PAGE, "page %u: page_compressed algorithm %s is not supported", page_no,

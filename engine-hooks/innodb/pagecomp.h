@@ -54,6 +54,11 @@ uint32_t pagecomp_write_algo(const innodb_space_info *si);
  * the full_crc32 marker (type bit 15) or the legacy type 34354 / 37401. */
 bool pagecomp_is_compressed(const uint8_t *stored, const innodb_space_info *si);
 
+/* The algorithm a stored page was compressed with: the flags' for
+ * full_crc32, the page header's for legacy; PAGECOMP_NONE for a page not in
+ * compressed form or a legacy encrypted one (its header is not readable). */
+uint32_t pagecomp_stored_algo(const uint8_t *stored, const innodb_space_info *si);
+
 /* Decompress a stored page into out (si->logical_size bytes, not overlapping
  * stored); the result is the full original page (real page type, LSN,
  * trailer). A page that is not in compressed form is copied as it is

@@ -425,6 +425,10 @@ static void test_unsupported_algorithm(void)
 	innodb_space_info lz4 = s.si;
 	CU_ASSERT_FATAL(innodb_flags_decode((s.si.flags & ~0xE0u) | 2u << 5, &lz4));
 	CU_ASSERT_EQUAL(lz4.compression_algo, PAGECOMP_LZ4);
+	/* the algorithm a stored page was compressed with (what a backup checks against the server's providers) */
+	CU_ASSERT_EQUAL(pagecomp_stored_algo(stored_page(&s, 3), &s.si), PAGECOMP_ZLIB);
+	CU_ASSERT_EQUAL(pagecomp_stored_algo(stored_page(&s, 3), &lz4), PAGECOMP_LZ4);
+	CU_ASSERT_EQUAL(pagecomp_stored_algo(stored_page(&s, 0), &lz4), PAGECOMP_NONE);
 	xb_error err;
 	xb_err_clear(&err);
 	CU_ASSERT_EQUAL(pagecomp_decompress(stored_page(&s, 3), page, &lz4, 3, &err), XB_E_CORRUPT_PAGE);
@@ -443,7 +447,10 @@ static void test_unsupported_algorithm(void)
 	/* legacy: the algorithm is in the page; snappy */
 	CU_ASSERT_FATAL(open_space("t_pc_legacy.pages", &s));
 	memcpy(page, stored_page(&s, 2), PS);
+	CU_ASSERT_EQUAL(pagecomp_stored_algo(page, &s.si), PAGECOMP_ZLIB);
 	page[33] = PAGECOMP_SNAPPY;
+	CU_ASSERT_EQUAL(pagecomp_stored_algo(page, &s.si), PAGECOMP_SNAPPY);
+	CU_ASSERT_EQUAL(pagecomp_stored_algo(stored_page(&s, 0), &s.si), PAGECOMP_NONE);
 	xb_err_clear(&err);
 	CU_ASSERT_EQUAL(pagecomp_decompress(page, out, &s.si, 2, &err), XB_E_CORRUPT_PAGE);
 	CU_ASSERT(strstr(err.msg, "page 2: page_compressed algorithm snappy is not supported") != NULL);

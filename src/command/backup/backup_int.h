@@ -62,6 +62,7 @@ typedef struct server_layout {
 	int compression_level;         /* innodb_compression_level */
 	bool log_bin;                  /* binary logging on */
 	bool innodb_off;               /* the server runs without InnoDB: its files lie still, nothing to follow */
+	unsigned pagecomp_readable;    /* bit N: the server reads page_compressed algorithm N (zlib, and those whose provider_ plugin is loaded) */
 	char version[128];             /* SELECT VERSION() */
 } server_layout;
 

@@ -101,6 +101,7 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 	o.should_stop = command_interrupted;
 	o.copy_unwritten = true;
 	o.gate = c->iogate;
+	o.pagecomp_readable = c->lay.pagecomp_readable;
 	if (c->iogate)
 		o.chunk_bytes = c->batch_bytes;
 	innodb_space_info sys;

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "innodb/inventory.h"
+#include "innodb/pagecomp.h"
 
 /* A directory variable: unset, empty or "." is base itself. */
 static int resolve_dir(char *out, size_t n, const char *base, const char *v, xb_error *err)
@@ -88,6 +89,27 @@ static int layout_without_innodb(backup_ctx *c, xb_error *err)
 	return 0;
 }
 
+static int provider_row(void *ctx, unsigned n, char **names, char **values)
+{
+	unsigned *mask = ctx;
+	for (uint32_t a = PAGECOMP_ZLIB + 1; a <= PAGECOMP_SNAPPY; a++)
+		if (n > 0 && values[0] && !strncasecmp(values[0], "provider_", 9) &&
+		    !strcasecmp(values[0] + 9, pagecomp_algo_name(a)))
+			*mask |= 1u << a;
+	return 0;
+}
+
+/* Which page_compressed algorithms the server can read: zlib is built in,
+ * the others come with their provider_ plugins (MariaDB 10.7 and later). */
+static int read_providers(backup_ctx *c, xb_error *err)
+{
+	c->lay.pagecomp_readable = 1u << PAGECOMP_ZLIB;
+	return xb_server_rows(&c->srv,
+			      "SELECT PLUGIN_NAME FROM information_schema.PLUGINS "
+			      "WHERE PLUGIN_NAME LIKE 'provider\\_%' AND PLUGIN_STATUS = 'ACTIVE'",
+			      provider_row, &c->lay.pagecomp_readable, err);
+}
+
 int layout_read(backup_ctx *c, xb_error *err)
 {
 	server_layout *l = &c->lay;
@@ -122,6 +144,8 @@ int layout_read(backup_ctx *c, xb_error *err)
 	if ((rc = get_var(c, "log_bin", v, sizeof v, err)))
 		return rc;
 	l->log_bin = !strcasecmp(v, "ON") || !strcmp(v, "1");
+	if ((rc = read_providers(c, err)))
+		return rc;
 	if ((rc = inv_redo_file(l->log_file, sizeof l->log_file, l->log_dir, err)))
 		return rc;
 	layout_done(l, &c->srv);
