@@ -265,6 +265,21 @@ int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
 {
 	char *status = NULL;
 	int rc = xb_server_rows(s, "SHOW ENGINE INNODB STATUS", third_value, &status, err);
+	if (rc == XB_E_PRIVILEGE) {
+		/* no PROCESS (a --no-lock backup does without it): the status variable says the same */
+		xb_err_clear(err);
+		char *v = NULL;
+		if ((rc = xb_server_status(s, "Innodb\\_lsn\\_current", &v, err)))
+			return rc;
+		char *end = NULL;
+		unsigned long long x = v ? strtoull(v, &end, 10) : 0;
+		bool ok = v && end != v && *end == 0;
+		free(v);
+		if (!ok)
+			return xb_err_set(err, XB_E_SERVER_STATE, "SHOW GLOBAL STATUS has no number for Innodb_lsn_current");
+		*lsn = x;
+		return 0;
+	}
 	if (rc)
 		return rc;
 	const char *p = status ? strstr(status, "\nLog sequence number") : NULL;
@@ -314,7 +329,22 @@ static bool has_priv(const privs *p, const char *name)
 	return strstr(p->have, pat) != NULL;
 }
 
-int xb_server_check_privileges(xb_server *s, bool log_bin, bool slave_info, xb_error *err)
+/* SHOW GRANTS, one line each, for the log: a password hash is left out. */
+static int log_grant(void *ctx, unsigned n, char **names, char **values)
+{
+	int *i = ctx;
+	if (n < 1 || !values[0])
+		return 0;
+	char line[1024];
+	snprintf(line, sizeof line, "%s", values[0]);
+	char *pw = strstr(line, " IDENTIFIED ");
+	if (pw)
+		strcpy(pw, " IDENTIFIED BY <secret left out>");
+	xb_info("  %d. %s", ++*i, line);
+	return 0;
+}
+
+int xb_server_check_privileges(xb_server *s, const char *const *need, int n, bool strict, xb_error *err)
 {
 	privs p = {.have = " "};
 	int rc = xb_server_rows(s,
@@ -324,28 +354,30 @@ int xb_server_check_privileges(xb_server *s, bool log_bin, bool slave_info, xb_e
 	if (rc)
 		return rc;
 	char missing[256] = "";
-	const char *need[4];
-	int n = 0;
-	need[n++] = "RELOAD";
-	need[n++] = "PROCESS";
-	if (log_bin)
-		need[n++] = "BINLOG MONITOR";
-	if (slave_info)
-		need[n++] = "SLAVE MONITOR";
 	for (int i = 0; i < n; i++) {
-		bool ok = has_priv(&p, need[i]);
-		if (!ok && strstr(need[i], "MONITOR"))
-			ok = has_priv(&p, "SUPER");
-		if (!ok) {
+		/* SUPER still allows the monitor and replica statements a backup runs */
+		bool ok = has_priv(&p, need[i]) ||
+			  ((strstr(need[i], "MONITOR") || strstr(need[i], "SLAVE")) && has_priv(&p, "SUPER"));
+		if (ok)
+			continue;
+		xb_info("%s: missing required privilege %s on *.*", strict ? "Error" : "Warning", need[i]);
+		if (strlen(missing) + strlen(need[i]) + 3 < sizeof missing) {
 			if (missing[0])
 				strcat(missing, ", ");
 			strcat(missing, need[i]);
 		}
 	}
-	if (missing[0]) {
-		xb_err_set(err, XB_E_PRIVILEGE, "user %s lacks the %s privilege%s a backup needs", s->user, missing,
-			   strchr(missing, ',') ? "s" : "");
-		return xb_err_hint(err, "GRANT %s ON *.* TO %s", missing, s->user);
+	if (!missing[0])
+		return 0;
+	int line = 0;
+	xb_error ignore;
+	xb_info("Current privileges, as reported by 'SHOW GRANTS':");
+	xb_server_rows(s, "SHOW GRANTS", log_grant, &line, &ignore);
+	if (!strict) {
+		xb_warn("--skip-check-privileges: going on without %s; a statement that needs one of them will fail", missing);
+		return 0;
 	}
-	return 0;
+	xb_err_set(err, XB_E_PRIVILEGE, "user %s lacks the %s privilege%s this backup needs", s->user, missing,
+		   strchr(missing, ',') ? "s" : "");
+	return xb_err_hint(err, "GRANT %s ON *.* TO %s, or --skip-check-privileges to try anyway", missing, s->user);
 }

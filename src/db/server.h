@@ -89,9 +89,12 @@ int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err);
 /* How far the server's redo log is durable: the status variable Innodb_lsn_flushed. */
 int xb_server_flushed_lsn(xb_server *s, uint64_t *lsn, xb_error *err);
 
-/* Check that CURRENT_USER() holds the global privileges a backup needs:
- * RELOAD and PROCESS, BINLOG MONITOR when binary logging is on, SLAVE MONITOR for
- * --slave-info (SUPER also satisfies the monitor ones). Names the missing ones. */
-int xb_server_check_privileges(xb_server *s, bool log_bin, bool slave_info, xb_error *err);
+/* Check that CURRENT_USER() holds each of the n global privileges named in
+ * need (as information_schema.USER_PRIVILEGES spells them; SUPER also
+ * satisfies a MONITOR or SLAVE one). Each missing one is logged as
+ * "missing required privilege NAME on *.*", then the user's SHOW GRANTS (any
+ * password hash left out). strict: XB_E_PRIVILEGE naming them all; else a
+ * warning and 0. */
+int xb_server_check_privileges(xb_server *s, const char *const *need, int n, bool strict, xb_error *err);
 
 #endif

@@ -56,6 +56,31 @@ static int durable_lsn(void *ctx, uint64_t *lsn, xb_error *err)
 	return xb_server_flushed_lsn(&c->srv_log, lsn, err);
 }
 
+/* The global privileges the statements this backup will run need: those of
+ * the copy itself (checked before the target is made), then those of the
+ * replica options (checked once the target exists, as mariabackup, which
+ * fails on them later, leaves one). */
+static int check_privileges(backup_ctx *c, bool replica, xb_error *err)
+{
+	const backup_settings *s = &c->set;
+	const char *need[4];
+	int n = 0;
+	if (!replica) {
+		if (!s->no_lock) {
+			need[n++] = "RELOAD";  /* BACKUP STAGE, FLUSH ENGINE LOGS */
+			need[n++] = "PROCESS"; /* SHOW ENGINE INNODB STATUS */
+		}
+		if (c->lay.log_bin)
+			need[n++] = "BINLOG MONITOR"; /* SHOW MASTER STATUS */
+	} else {
+		if (s->safe_slave_backup)
+			need[n++] = "REPLICATION SLAVE ADMIN"; /* STOP / START ALL SLAVES SQL_THREAD */
+		if (s->slave_info || s->safe_slave_backup)
+			need[n++] = "SLAVE MONITOR"; /* SHOW ALL SLAVES STATUS */
+	}
+	return n ? xb_server_check_privileges(&c->srv, need, n, s->check_privileges, err) : 0;
+}
+
 static int run(backup_ctx *c, xb_error *err)
 {
 	const backup_settings *s = &c->set;
@@ -67,11 +92,11 @@ static int run(backup_ctx *c, xb_error *err)
 	xb_info("Connected to the server through %s as %s", c->srv.where, c->srv.user);
 	if ((rc = layout_read(c, err)))
 		return rc;
-	if ((rc = xb_server_check_privileges(&c->srv, c->lay.log_bin, s->slave_info, err)))
+	if ((rc = check_privileges(c, false, err)))
 		return rc;
 	if ((rc = scan_check_excludes(c, err)) || (rc = history_prepare(c, err)))
 		return rc;
-	if ((rc = target_open(c, err)))
+	if ((rc = target_open(c, err)) || (rc = check_privileges(c, true, err)))
 		return rc;
 	if (s->no_lock)
 		xb_warn("--no-lock: no BACKUP STAGE locks: DDL and writes to non-InnoDB tables during the backup "

@@ -120,6 +120,7 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->open_files_limit = (long)xb_opt_int(o, XB_OPT_OPEN_FILES_LIMIT);
 	const char *bi = xb_opt_str(o, XB_OPT_BINLOG_INFO);
 	s->binlog_info = !bi || *bi == '\0' || (strcasecmp(bi, "off") && strcmp(bi, "0"));
+	s->check_privileges = xb_opt_bool(o, XB_OPT_CHECK_PRIVILEGES);
 	s->bp_dump = xb_opt_bool(o, XB_OPT_DUMP_INNODB_BUFFER_POOL);
 	s->bp_dump_pct = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_PCT);
 	s->bp_dump_timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);

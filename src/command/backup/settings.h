@@ -82,6 +82,7 @@ typedef struct backup_settings {
 	long safe_slave_timeout;     /* --safe-slave-backup-timeout, s */
 	bool galera_info;            /* --galera-info */
 	bool binlog_info;            /* --binlog-info other than off: write xtrabackup_binlog_info */
+	bool check_privileges;       /* --check-privileges: a missing privilege fails the backup (else a warning) */
 	bool bp_dump;                /* --dump-innodb-buffer-pool */
 	long long bp_dump_pct;       /* --dump-innodb-buffer-pool-pct */
 	long long bp_dump_timeout;   /* --dump-innodb-buffer-pool-timeout, s */
