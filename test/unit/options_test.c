@@ -368,6 +368,56 @@ static void test_settings(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--prepare", NULL), 0);
 	CU_ASSERT_EQUAL(prepare_settings_resolve(&o, &p, &err), 0);
 	CU_ASSERT_STRING_EQUAL(p.dir, "./xtrabackup_backupfiles/");
+	CU_ASSERT_EQUAL(p.force_recovery, 0);
+	xb_options_free(&o);
+
+	/* innodb_force_recovery: limited to 1 for --prepare, read from [mysqld]
+	 * (backup-my.cnf), the command line wins; refused by --backup */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--prepare", "--target-dir=/b", "--innodb-force-recovery=3", NULL), 0);
+	CU_ASSERT_EQUAL(prepare_settings_resolve(&o, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.force_recovery, 1);
+	CU_ASSERT_TRUE(p.force_limited);
+	xb_options_free(&o);
+	write_cnf("[mysqld]\ninnodb_force_recovery=1\n");
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--prepare", "--target-dir=/b", NULL), 0);
+	CU_ASSERT_EQUAL(prepare_settings_resolve(&o, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.force_recovery, 1);
+	CU_ASSERT_FALSE(p.force_limited);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--prepare", "--target-dir=/b", "--innodb-force-recovery=0", NULL), 0);
+	CU_ASSERT_EQUAL(prepare_settings_resolve(&o, &p, &err), 0);
+	CU_ASSERT_EQUAL(p.force_recovery, 0);
+	xb_options_free(&o);
+	write_cnf("[xtrabackup]\n");
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", "--innodb-force-recovery=1", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "the option \"innodb_force_recovery\" should only be used with \"--prepare\" "
+					"(command line)");
+	xb_options_free(&o);
+
+	/* innodb_log_write_ahead_size, checked as mariabackup does: a power of two
+	 * in 512..4096, anything outside adjusted into it */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", "--innodb-log-write-ahead-size=4095", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "innodb_log_write_ahead_size=4095 (command line) is not a power of two");
+	CU_ASSERT_EQUAL(xb_err_exit_status(&err, err.code, 0), 1);
+	xb_options_free(&o);
+	const char *fine[] = {"--innodb-log-write-ahead-size=4096", "--innodb-log-write-ahead-size=512",
+			      "--innodb-log-write-ahead-size=10000", "--innodb-log-write-ahead-size=100"};
+	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+		CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", fine[i], NULL), 0);
+		CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), 0);
+		xb_options_free(&o);
+	}
+
+	/* --check-privileges, on by default */
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), 0);
+	CU_ASSERT_TRUE(s.check_privileges);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL_FATAL(parse(&o, &err, "--backup", "--target-dir=/b", "--skip-check-privileges", NULL), 0);
+	CU_ASSERT_EQUAL(backup_settings_resolve(&o, &s, &err), 0);
+	CU_ASSERT_FALSE(s.check_privileges);
 	xb_options_free(&o);
 }
 

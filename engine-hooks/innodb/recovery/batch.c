@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/log.h"
 #include "common/parallel.h"
 #include "innodb/pagecomp.h"
 #include "innodb/redo.h"
@@ -98,7 +99,8 @@ static int write_all(int fd, const uint8_t *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* The stored page at frame -> the page redo applies to (decompressed for page_compressed). */
+/* The stored page at frame -> the page redo applies to (decompressed for page_compressed);
+ * *frame NULL: a damaged page left as copied (force_recovery). */
 static int load_frame(worker *w, space_file *f, collect_page *pg, uint8_t *stored, uint8_t **frame, uint64_t *page_lsn)
 {
 	const innodb_space_info *si = &f->info;
@@ -117,6 +119,13 @@ static int load_frame(worker *w, space_file *f, collect_page *pg, uint8_t *store
 	if (!(f->space_id == 0 && innodb_page_in_doublewrite(si, pg->page_no)) &&
 	    !spaces_page_written(f, pg->page_no) && /* checked after apply when an earlier batch wrote it */
 	    !innodb_page_is_valid(stored, si, pg->page_no, check_no, why, sizeof why)) {
+		if (w->o->force_recovery) {
+			/* innodb_force_recovery: the page stays as copied, its records are not applied */
+			xb_warn("%s page %u fails its checksum before apply (%s): left as copied "
+				"(innodb_force_recovery)", f->rel, pg->page_no, why);
+			*frame = NULL;
+			return 0;
+		}
 		xb_err_set(w->err, XB_E_CORRUPT_PAGE, "%s page %u fails its checksum before apply: %s", f->rel,
 			   pg->page_no, why);
 		return xb_err_hint(w->err, "the backup copy is damaged; take a new backup");
@@ -139,7 +148,7 @@ static int recover_page(worker *w, space_file *f, collect_page *pg, uint8_t *sto
 	uint64_t page_lsn;
 	*write_image = NULL;
 	int rc = load_frame(w, f, pg, stored, &frame, &page_lsn);
-	if (rc)
+	if (rc || !frame)
 		return rc;
 	uint32_t fsize = si->page_compressed ? si->logical_size : si->physical_size;
 	replay_frame af = {.page = frame, .size = fsize, .space_id = f->space_id, .page_no = pg->page_no,

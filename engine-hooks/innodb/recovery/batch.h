@@ -46,12 +46,13 @@ typedef struct batch_opts {
 	volatile uint64_t *progress; /* bytes of log applied are added here (may be NULL) */
 	bool (*should_stop)(void);   /* polled between runs of pages (may be NULL) */
 	bool check_first;            /* read and check every page before writing any (first batch) */
+	bool force_recovery;         /* innodb_force_recovery: a page failing its checksum before apply is left as copied (a warning), not an error */
 } batch_opts;
 
 /* Apply the batch held by r. Files of tablespaces that the log says were
  * dropped are skipped; a tablespace with records but neither a file nor a
  * FILE_DELETE is XB_E_MISSING_FILE; a page that fails its checksum before
- * apply, a record that does not fit its page, or a page that fails its
+ * apply (unless o->force_recovery: then left as copied, with a warning), a record that does not fit its page, or a page that fails its
  * checksum after apply is XB_E_CORRUPT_PAGE naming file, page and LSN. */
 int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, xb_error *err);
 

@@ -396,7 +396,8 @@ static void *applier_main(void *arg)
 			   .compression_level = a->o->compression_level,
 			   .progress = a->prog,
 			   .should_stop = a->o->should_stop,
-			   .check_first = a->started == 1};
+			   .check_first = a->started == 1,
+			   .force_recovery = a->o->force_recovery > 0};
 	uint64_t t = xb_clock_ns();
 	a->rc = batch_apply(a->running, a->sp, &ro, &a->st->apply, &a->err);
 	a->st->ns_apply_wall += xb_clock_ns() - t;

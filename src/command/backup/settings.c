@@ -81,11 +81,23 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 		return rc;
 	if (xb_opt_isset(o, XB_OPT_DECOMPRESS) || xb_opt_isset(o, XB_OPT_DECRYPT))
 		return xb_err_set(err, XB_E_USAGE, "--decompress and --decrypt work on a backup, not with --backup");
-	/* no effect here, but checked as mariabackup does: above 4096 it is taken as 4096 */
-	long long write_ahead = xb_opt_int(o, XB_OPT_INNODB_LOG_WRITE_AHEAD_SIZE);
-	if (write_ahead < 4096 && (write_ahead & (write_ahead - 1)))
-		return xb_err_set(err, XB_E_USAGE, "invalid value for --innodb-log-write-ahead-size: %lld is not a power of two",
-				  write_ahead);
+	/* innodb_log_write_ahead_size has no effect on a backup, but mariabackup
+	 * checks it as its InnoDB does at startup: adjusted into 512..4096, and
+	 * refused (status 1, not a getopt status) when not a power of two */
+	long long wa = xb_opt_int(o, XB_OPT_INNODB_LOG_WRITE_AHEAD_SIZE);
+	if (wa < 512 || wa > 4096) {
+		xb_warn("innodb_log_write_ahead_size=%lld (%s) adjusted to %d", wa,
+			o->src[XB_OPT_INNODB_LOG_WRITE_AHEAD_SIZE], wa < 512 ? 512 : 4096);
+	} else if (wa & (wa - 1)) {
+		xb_err_set(err, XB_E_USAGE, "innodb_log_write_ahead_size=%lld (%s) is not a power of two", wa,
+			   o->src[XB_OPT_INNODB_LOG_WRITE_AHEAD_SIZE]);
+		return xb_err_hint(err, "use 512, 1024, 2048 or 4096");
+	}
+	if (xb_opt_int(o, XB_OPT_INNODB_FORCE_RECOVERY))
+		return xb_err_set(err, XB_E_USAGE,
+				  "the option \"innodb_force_recovery\" should only be used with \"--prepare\" (%s)",
+				  o->src[XB_OPT_INNODB_FORCE_RECOVERY]),
+		       xb_err_hint(err, "a backup reads a running server; leave innodb_force_recovery to the prepare");
 	conn_settings(o, &s->conn);
 	s->datadir = user_override(o, XB_OPT_DATADIR);
 	s->data_home_dir = user_override(o, XB_OPT_INNODB_DATA_HOME_DIR);

@@ -72,10 +72,15 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 			    .compression_level = 6,
 			    .expect_end_lsn = c->has_last ? c->last_lsn : 0,
 			    .progress = s->progress,
-			    .should_stop = stop_requested};
+			    .should_stop = stop_requested,
+			    .force_recovery = s->force_recovery};
 	char *dfp = NULL;
 	backup_cnf(dir, &dfp, &ro.compression_level);
 	ro.data_file_path = dfp;
+	if (s->force_limited)
+		xb_warn("--innodb-force-recovery above 1 is limited to 1 for a prepare");
+	if (s->force_recovery)
+		xb_info("innodb_force_recovery = %d: a page that fails its checksum is left as copied", s->force_recovery);
 	xb_info("applying the redo log with %d thread(s) and --use-memory=%zu MiB", ro.threads,
 		ro.use_memory >> 20);
 	recovery_stats st;

@@ -26,5 +26,11 @@ int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error 
 	s->use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY);
 	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
 	s->stats_file = xb_opt_str(o, XB_OPT_STATS_FILE);
+	/* what a prepare can do without giving up the backup's consistency
+	 * (mariabackup's limit too): 1, damaged pages left as copied; the higher
+	 * levels skip undo or redo, which a backup cannot do without */
+	long long force = xb_opt_int(o, XB_OPT_INNODB_FORCE_RECOVERY);
+	s->force_recovery = force > 1 ? 1 : (int)force;
+	s->force_limited = force > 1;
 	return 0;
 }

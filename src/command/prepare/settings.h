@@ -20,6 +20,8 @@ typedef struct prepare_settings {
 	size_t use_memory;      /* --use-memory, bytes */
 	const char *progress;   /* --progress: auto, meter, log, numeric or none */
 	const char *stats_file; /* --stats-file: also write the statistics there as JSON, or NULL */
+	int force_recovery;     /* --innodb-force-recovery, limited to 1 (damaged pages left as copied) */
+	bool force_limited;     /* a value above 1 was asked for and limited to 1 */
 } prepare_settings;
 
 /* Resolve the settings of --prepare (XB_E_USAGE naming what is wrong, e.g. no --target-dir). */
