@@ -3,7 +3,14 @@
 # "completed OK!", and a message naming what is wrong. Cases: target dir holding a
 # previous backup, target dir with a stray file (our tool only: mariabackup accepts
 # it), server stopped, socket that does not exist, wrong password, a user lacking
-# RELOAD and PROCESS, a target the OS user cannot create (the server and the tool
+# RELOAD and PROCESS (each named on a line "missing required privilege NAME on
+# *.*", then SHOW GRANTS without the password hash), --no-lock by a user without
+# them (succeeds), --slave-info without SLAVE MONITOR, --skip-check-privileges
+# (warnings, then the statement fails), --innodb-force-recovery and
+# --innodb-log-write-ahead-size=4095 with --backup (refused as mariabackup does),
+# a page_compressed lz4 table after the server dropped provider_lz4 (neither it
+# nor a restored copy can read it: the backup fails naming it; skipped without
+# the plugin), a target the OS user cannot create (the server and the tool
 # run as `nobody` for that, which needs root and setpriv; otherwise that one case
 # is reported as skipped and the others still decide the result). For our tool the
 # exit code must be the stable code from src/common/error.def; mariabackup exits 1.
@@ -95,10 +102,73 @@ xb_run --defaults-file="$T/nopriv.cnf" --backup --target-dir="$T/b-nopriv"
 expect_failure "user without RELOAD/PROCESS" PRIVILEGE 'RELOAD' 'PROCESS'
 grep -qF -- "$PW" "$XB_ERR" "$XB_OUT" && fail "the password from the option file appears in the output"
 
+# 5b. Each missing privilege on a line of its own, as mariabackup words it, then
+#     the user's grants (without the password hash); nothing is left behind.
+assert_contains "$XB_ERR" 'missing required privilege RELOAD on \*\.\*' "names RELOAD on a line of its own"
+assert_contains "$XB_ERR" 'missing required privilege PROCESS on \*\.\*' "names PROCESS on a line of its own"
+assert_contains "$XB_ERR" 'GRANT SELECT ON \*\.\* TO .bk.@.localhost.' "logs the user's SHOW GRANTS"
+# (mariabackup logs the hash; we leave it out)
+[[ $XB_KIND == xtrabackup ]] && grep -qE "\*[0-9A-F]{40}" "$XB_ERR" && fail "the password hash from SHOW GRANTS appears in the output"
+[[ -e $T/b-nopriv/xtrabackup_checkpoints ]] && fail "a backup refused for privileges left xtrabackup_checkpoints"
+
+# 5c. --no-lock needs neither RELOAD nor PROCESS (binary logging is on: BINLOG MONITOR is still needed).
+sql src "CREATE USER nl@localhost IDENTIFIED BY '$PW'; GRANT BINLOG MONITOR ON *.* TO nl@localhost" \
+    || fail "creating the --no-lock user failed"
+usercnf nl "$PW" "$T/nolock.cnf"
+xb_run --defaults-file="$T/nolock.cnf" --backup --no-lock --target-dir="$T/b-nolock"
+assert_ok "$XB_RC" "$XB_ERR" "--no-lock backup by a user without RELOAD and PROCESS"
+assert_not_contains "$XB_ERR" 'missing required privilege' "--no-lock: no privilege reported missing"
+assert_file "$T/b-nolock/xtrabackup_checkpoints"
+CASES_RUN=$((CASES_RUN + 1))
+log "case ok: --no-lock without RELOAD/PROCESS"
+
+# 5d. --slave-info needs SLAVE MONITOR: refused once the target exists, before any copy.
+usercnf full "$PW" "$T/full.cnf"
+xb_run --defaults-file="$T/full.cnf" --backup --slave-info --target-dir="$T/b-slaveinfo"
+expect_failure "--slave-info without SLAVE MONITOR" PRIVILEGE 'missing required privilege SLAVE MONITOR'
+[[ -e $T/b-slaveinfo/xtrabackup_checkpoints ]] && fail "--slave-info without SLAVE MONITOR left a complete-looking backup"
+
+# 5e. --skip-check-privileges: only warnings, then the first statement that needs one fails.
+if [[ $XB_KIND == xtrabackup ]]; then
+    xb_run --defaults-file="$T/nopriv.cnf" --backup --skip-check-privileges --target-dir="$T/b-skipcheck"
+    expect_failure "--skip-check-privileges without RELOAD" PRIVILEGE \
+        'Warning: missing required privilege RELOAD' 'BACKUP STAGE START.*RELOAD'
+fi
+
+# 8. Options a backup refuses, as mariabackup does (exit status 1 for both).
+xb_backup src "$T/b-force" --innodb-force-recovery=1
+expect_failure "--innodb-force-recovery with --backup" USAGE 'innodb_force_recovery.*should only be used with "--prepare"'
+[[ -e $T/b-force ]] && fail "--innodb-force-recovery with --backup created the target"
+xb_backup src "$T/b-wa" --innodb-log-write-ahead-size=4095
+expect_failure "--innodb-log-write-ahead-size=4095" USAGE 'innodb_log_write_ahead_size=4095.*not a power of two'
+
+# 9. A page_compressed table whose provider plugin the server no longer loads:
+#    neither the server nor a restored copy can read it, so the backup fails
+#    naming it (mariabackup fails on it too) and leaves no complete-looking backup.
+PLUGIN_DIR=$(sql src "SELECT @@plugin_dir")
+if [[ -f $PLUGIN_DIR/provider_lz4.so ]]; then
+    server_stop src
+    server_start_on src "$(datadir_of src)" --plugin-load-add=provider_lz4
+    sql src "SET GLOBAL innodb_compression_algorithm = lz4; CREATE DATABASE pc;
+             CREATE TABLE pc.t1 (a INT, b TEXT) ENGINE=InnoDB PAGE_COMPRESSED=1;
+             INSERT INTO pc.t1 VALUES (0, REPEAT('abc', 100)), (1, REPEAT('def', 1000)), (2, REPEAT('ghi', 10000));
+             SET GLOBAL innodb_max_dirty_pages_pct = 0" || fail "creating the lz4 table failed"
+    xb_backup src "$T/b-lz4"
+    assert_ok "$XB_RC" "$XB_ERR" "backup of an lz4 table with provider_lz4 loaded"
+    server_stop src
+    server_start_on src "$(datadir_of src)"
+    xb_backup src "$T/b-nolz4"
+    expect_failure "lz4 table without provider_lz4" SERVER_STATE \
+        "$([[ $XB_KIND == xtrabackup ]] && echo 'pc/t1\.ibd.*lz4.*provider_lz4' || echo '.')"
+    [[ -e $T/b-nolz4/xtrabackup_checkpoints ]] && fail "the failed backup left xtrabackup_checkpoints"
+    sql src "DROP DATABASE pc" || true
+else
+    CASES_SKIPPED+=("page_compressed lz4 without its provider (no provider_lz4.so in $PLUGIN_DIR: make deps)")
+fi
+
 # 6. Target the OS user cannot create: parent owned by that user, mode 500.
 if ((AS_NOBODY)); then
     mkdir "$T/ro" && chown nobody "$T/ro" && chmod 500 "$T/ro"
-    usercnf full "$PW" "$T/full.cnf"
     XB_REAL=$XB
     # xb_run runs "$XB" as one word, so go through a tiny wrapper.
     printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=%s --clear-groups %q "$@"\n' \

@@ -8,6 +8,9 @@
 #   corrupt redo        one byte of the records inverted, mid-file    -> 13 REDO_CORRUPT, names ib_logfile0
 #   missing tablespace  bank/ledger.ibd deleted (the log writes it)   -> 17 MISSING_FILE, names ledger.ibd
 #   corrupt page        a byte of page 3 of e/hot.ibd inverted        -> 10 CORRUPT_PAGE, names hot.ibd
+#   the same, with innodb_force_recovery (2 on the command line, limited to 1;
+#   1 in backup-my.cnf; 0 on the command line over it) -> completes, the page
+#                                                          left as copied, a warning
 #   not a backup        a directory with one unrelated file           ->  7 TARGET
 #   no checkpoints      a backup without xtrabackup_checkpoints       ->  7 TARGET, names xtrabackup_checkpoints
 #   no --target-dir     --prepare alone, run in an empty directory    ->  2 USAGE
@@ -133,6 +136,34 @@ D=$(newcopy corrupt_page)
 [[ $("$XB_PAGECMP" --info "$D/e/hot.ibd") == *" physical=16384 "* ]] || fail "e/hot.ibd does not have 16 KiB pages"
 flip "$D/e/hot.ibd" $((3 * 16384 + 8000))
 expect_error corrupt_page "$D" CORRUPT_PAGE 'hot\.ibd' fails
+
+# 4b. the same damaged copy with innodb_force_recovery (ours; mariabackup limits it
+#     to 1 too, but what it does with the page is its own): the prepare completes,
+#     warns naming the page, and leaves that page as copied. From backup-my.cnf
+#     ([mysqld]) as well, where the command line's 0 wins.
+if [[ $PUT_KIND == xtrabackup ]]; then
+    D2=$T/corrupt_page_cnf
+    cp -a "$D" "$D2" || fail "copying the damaged backup failed"
+    echo "innodb_force_recovery=1" >> "$D2/backup-my.cnf"
+    "$PUT" --defaults-file="$D2/backup-my.cnf" --prepare --target-dir="$D2" --innodb-force-recovery=0 \
+        > "$T/force0.out" 2> "$T/force0.err" < /dev/null
+    assert_error CORRUPT_PAGE "$?" "$T/force0.err" "innodb_force_recovery=1 in backup-my.cnf, 0 on the command line"
+    assert_not_contains "$T/force0.err" 'innodb_force_recovery = 1' "the command line's 0 wins over backup-my.cnf"
+    "$PUT" --defaults-file="$D2/backup-my.cnf" --prepare --target-dir="$D2" > "$T/force1.out" 2> "$T/force1.err" < /dev/null
+    assert_ok "$?" "$T/force1.err" "innodb_force_recovery=1 from backup-my.cnf"
+    assert_contains "$T/force1.err" 'innodb_force_recovery = 1' "innodb_force_recovery read from backup-my.cnf"
+    PAGE3=$(dd if="$D/e/hot.ibd" bs=16384 skip=3 count=1 2> /dev/null | md5sum)
+    prep_run "$PUT" "$D" --innodb-force-recovery=2
+    assert_ok "$PREP_RC" "$PREP_ERR" "prepare of a damaged page with --innodb-force-recovery=2"
+    assert_contains "$PREP_ERR" 'limited to 1' "--innodb-force-recovery=2 is limited to 1"
+    assert_contains "$PREP_ERR" 'innodb_force_recovery = 1' "the level used is logged"
+    assert_contains "$PREP_ERR" 'e/hot\.ibd page 3 fails its checksum before apply.*left as copied' \
+        "the damaged page is named in a warning"
+    assert_eq "$PAGE3" "$(dd if="$D/e/hot.ibd" bs=16384 skip=3 count=1 2> /dev/null | md5sum)" \
+        "the damaged page is left as copied"
+    assert_eq log-applied "$(checkpoints_value "$D" backup_type)" "the backup is prepared"
+    log "case ok: innodb_force_recovery"
+fi
 
 # 5. a directory that is not a backup.
 D=$T/not_a_backup
