@@ -22,7 +22,7 @@ done < <(sed -n 's/^XB_OPT([A-Z_0-9]*, *"\([a-z0-9-]*\)".*/\1/p' src/config/opti
 if command -v mariabackup >/dev/null; then
   want=$(test/tools/option-table.sh)
   have=$(sed -n '/^<!-- option-table begin -->$/,/^<!-- option-table end -->$/p' README.md | sed '1d;$d')
-  [ "$want" = "$have" ] && ok || bad "README's mariabackup option table is stale: run test/tools/option-table.sh and paste it"
+  [ "$want" = "$have" ] && ok || bad "README's mariabackup option table is stale: run test/tools/option-table.sh --readme"
 else
   bad "mariabackup is not installed (make deps): cannot check the README's option table"
 fi

@@ -2,9 +2,16 @@
 # option-table.sh - the README's table of mariabackup's options, one by one, and
 # what we do with each: made from `mariabackup --help` (the installed 10.11) and
 # our src/config/options.def, so the table cannot drift from either. Prints the
-# markdown table on stdout; test/check-docs.sh checks the README holds it.
+# markdown table on stdout (with --readme: replaces the table in README.md);
+# test/check-docs.sh checks the README holds it.
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
+if [[ ${1:-} == --readme ]]; then
+    table=$("$0") || exit 1
+    awk -v t="$table" '/^<!-- option-table begin -->$/ {print; print t; skip=1; next}
+        /^<!-- option-table end -->$/ {skip=0} !skip' README.md > README.md.tmp && mv README.md.tmp README.md
+    exit
+fi
 command -v mariabackup >/dev/null || { echo "option-table.sh: mariabackup is not installed (make deps)" >&2; exit 1; }
 def=src/config/options.def
 # file options, handled by the option-file reader, not the table
