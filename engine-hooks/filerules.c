@@ -3,6 +3,8 @@
  */
 #include "filerules.h"
 
+#include "arialog.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -30,7 +32,5 @@ int filerule_classify(const char *name)
 
 bool filerule_is_aria_log(const char *name)
 {
-	if (!strcmp(name, "aria_log_control"))
-		return true;
-	return !strncmp(name, "aria_log.", 9) && strlen(name) == 17 && strspn(name + 9, "0123456789") == 8;
+	return !strcmp(name, "aria_log_control") || arialog_number(name) != 0;
 }
