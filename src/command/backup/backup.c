@@ -20,7 +20,8 @@
  *  4. BACKUP STAGE FLUSH and BLOCK_DDL: reconcile tablespaces changed by DDL
  *     during the copy (ddl.c), copy table definitions and non-InnoDB tables
  *     (both on --parallel workers; how long DDL stayed blocked is logged);
- *  5. BACKUP STAGE BLOCK_COMMIT: copy Aria tables and logs, record the binlog
+ *  5. BACKUP STAGE BLOCK_COMMIT: copy the Aria control file, tables and the
+ *     log files the server still needs (arialogs.c), record the binlog
  *     position and GTID (and replica / Galera positions), make the redo
  *     durable and copy it up to the server's LSN, stop the follower;
  *  6. BACKUP STAGE END, write the metadata files, xtrabackup_checkpoints last;
@@ -162,8 +163,10 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = stage_enter(c, "BLOCK_COMMIT", err)))
 		return rc;
 	double lock_t0 = xb_clock_sec();
-	if ((rc = copy_kind(c, BF_AT_COMMIT, err)) || (rc = stage_finish_redo(c, err)))
+	if ((rc = aria_logs_begin(c, err)) || (rc = copy_kind(c, BF_AT_COMMIT, err)) || (rc = aria_logs_finish(c, err)) ||
+	    (rc = stage_finish_redo(c, err)))
 		return rc;
+	aria_logs_free(c);
 	if ((rc = stage_enter(c, "END", err)))
 		return rc;
 	c->lock_seconds = xb_clock_sec() - lock_t0;
@@ -225,6 +228,7 @@ int cmd_backup(const xb_options *o, xb_error *err)
 	copy_limiter_close(c);
 	bfile_list_free(&c->files);
 	ddl_touched_free(c);
+	aria_logs_free(c);
 	free(c);
 	return rc;
 }

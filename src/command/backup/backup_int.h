@@ -123,6 +123,7 @@ typedef struct backup_ctx {
 	size_t batch_bytes;            /* with iogate: bytes each copy thread reads and writes at a time */
 	struct xb_throttle *limiter;   /* --throttle, or the adjustable limiter of --pace=auto; NULL = neither */
 	xb_xbinfo info;                /* what xtrabackup_info says, made once (meta_write_info): also the history row */
+	struct aria_logs *aria;        /* the Aria log files held open under BLOCK_COMMIT (arialogs.c), NULL outside */
 } backup_ctx;
 
 /* scan.c; scan_check_excludes: --databases-exclude may name no database of the
@@ -138,6 +139,14 @@ void bfile_list_free(bfile_list *l);
 int bfile_add(bfile_list *l, const char *src, const char *rel, int kind, xb_error *err);
 int read_space_id(const char *path, uint32_t *space_id);
 
+/* arialogs.c, under BLOCK_COMMIT: aria_logs_begin() asks the server which Aria
+ * log files it still needs, opens them and copies aria_log_control (before any
+ * Aria table); aria_logs_finish() copies those files, then any newer ones that
+ * appeared meanwhile; aria_logs_free() closes what is still open (any path) */
+int aria_logs_begin(backup_ctx *c, xb_error *err);
+int aria_logs_finish(backup_ctx *c, xb_error *err);
+void aria_logs_free(backup_ctx *c);
+
 /* layout.c: where the server keeps its files (its variables; our directory options win) */
 int layout_read(backup_ctx *c, xb_error *err);
 
@@ -148,6 +157,9 @@ int layout_read(backup_ctx *c, xb_error *err);
 int copy_limiter_open(backup_ctx *c, xb_error *err);
 void copy_limiter_close(backup_ctx *c);
 int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err);
+/* copy.c: an open file (src names it in messages) to rel in the backup, from
+ * where fd stands to its end; fd is closed */
+int copy_fd(backup_ctx *c, int fd, const char *src, const char *rel, xb_error *err);
 int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err);
 int copy_innodb_all(backup_ctx *c, struct pacer *pc, xb_error *err);
 int copy_kind(backup_ctx *c, int kind, xb_error *err);

@@ -60,7 +60,12 @@ int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err)
 			return 0; /* dropped meanwhile: DDL is blocked now, so it is really gone */
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", f->src, strerror(errno));
 	}
-	xb_sink_file *out = xb_sink_open(c->sink, f->rel, err);
+	return copy_fd(c, fd, f->src, f->rel, err);
+}
+
+int copy_fd(backup_ctx *c, int fd, const char *src, const char *rel, xb_error *err)
+{
+	xb_sink_file *out = xb_sink_open(c->sink, rel, err);
 	if (!out) {
 		close(fd);
 		return err ? err->code : XB_E_IO_WRITE;
@@ -72,7 +77,7 @@ int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", f->src, strerror(errno));
+			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", src, strerror(errno));
 			break;
 		}
 		if (n == 0)

@@ -7,10 +7,10 @@
  * created with DATA DIRECTORY being copied into the database directory of
  * the backup like any other.
  * Other files: the table-definition and non-InnoDB table files of each
- * database directory, chosen by extension (engine-hooks/filerules.c), and the
- * Aria control file and logs; Aria files and the log tables (mysql.general_log,
- * mysql.slow_log), which keep changing until commits are blocked, are marked
- * for copying under BLOCK_COMMIT. Binary and relay logs, the temporary
+ * database directory, chosen by extension (engine-hooks/filerules.c); Aria
+ * tables and the log tables (mysql.general_log, mysql.slow_log), which keep
+ * changing until commits are blocked, are marked for copying under
+ * BLOCK_COMMIT. The Aria control file and logs are chosen there, by arialogs.c. Binary and relay logs, the temporary
  * tablespace, pid and socket files are not part of a backup.
  */
 #include "backup_int.h"
@@ -185,22 +185,5 @@ static int db_other(backup_ctx *c, const char *db, const char *path, bfile_list 
 
 int scan_other(backup_ctx *c, bfile_list *out, xb_error *err)
 {
-	int rc = for_each_db(c, db_other, out, err);
-	if (rc)
-		return rc;
-	/* Aria control file and logs */
-	DIR *d = opendir(c->lay.aria_log_dir);
-	if (!d)
-		return 0;
-	struct dirent *e;
-	while (!rc && (e = readdir(d))) {
-		if (filerule_is_aria_log(e->d_name)) {
-			char src[4096];
-			if ((rc = xb_path_join(src, sizeof src, c->lay.aria_log_dir, e->d_name, err)))
-				break;
-			rc = bfile_add(out, src, e->d_name, BF_AT_COMMIT, err);
-		}
-	}
-	closedir(d);
-	return rc;
+	return for_each_db(c, db_other, out, err);
 }
