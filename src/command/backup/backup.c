@@ -132,7 +132,12 @@ static int run(backup_ctx *c, xb_error *err)
 	/* 3. InnoDB datafiles */
 	if ((rc = stage_enter(c, "START", err)))
 		return rc;
-	if ((rc = xb_server_lsn(&c->srv, &c->scan_lsn, err)) || (rc = scan_innodb(c, &c->files, NULL, NULL, err)))
+	/* the LSN of the file listing (a server without InnoDB has none: its files lie still) */
+	if (c->lay.innodb_off)
+		c->scan_lsn = c->start_checkpoint;
+	else if ((rc = xb_server_lsn(&c->srv, &c->scan_lsn, err)))
+		return rc;
+	if ((rc = scan_innodb(c, &c->files, NULL, NULL, err)))
 		return rc;
 	uint64_t total = 0;
 	for (size_t i = 0; i < c->files.n; i++)

@@ -215,6 +215,8 @@ static int recopy_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wst
 static int catch_up(backup_ctx *c, xb_error *err)
 {
 	uint64_t lsn;
+	if (c->lay.innodb_off)
+		return 0;  /* no InnoDB: no file operation to catch up with */
 	if (!c->rf || xb_server_flushed_lsn(&c->srv, &lsn, err))
 		return c->rf ? (err ? err->code : XB_E_SERVER_STATE) : 0;
 	return redo_follower_wait_for(c->rf, lsn, 600, err);
