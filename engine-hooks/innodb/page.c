@@ -20,6 +20,7 @@
  */
 #include "page.h"
 
+#include <zlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,20 +95,10 @@ uint32_t innodb_checksum_zip(const uint8_t *page, uint32_t size)
 	       crc32c(page + FIL_PAGE_SPACE_ID, size - FIL_PAGE_SPACE_ID);
 }
 
+/* Adler-32 (zlib's) continued over n more bytes. */
 static uint32_t adler32_update(uint32_t adler, const uint8_t *p, size_t n)
 {
-	uint32_t a = adler & 0xffff, b = adler >> 16;
-	while (n) {
-		size_t k = n < 5552 ? n : 5552; /* largest block without 32-bit overflow */
-		n -= k;
-		while (k--) {
-			a += *p++;
-			b += a;
-		}
-		a %= 65521;
-		b %= 65521;
-	}
-	return b << 16 | a;
+	return (uint32_t)adler32(adler, p, (uInt)n);
 }
 
 uint32_t innodb_checksum_zip_adler(const uint8_t *page, uint32_t size)

@@ -261,6 +261,30 @@ static int third_value(void *ctx, unsigned n, char **names, char **values)
 	return 1;
 }
 
+/* A status variable holding a number (its name's _ are escaped for LIKE here). */
+static int status_number(xb_server *s, const char *name, uint64_t *out, xb_error *err)
+{
+	char like[128], *q = like;
+	for (const char *p = name; *p && q < like + sizeof like - 3; p++) {
+		if (*p == '_')
+			*q++ = '\\';
+		*q++ = *p;
+	}
+	*q = '\0';
+	char *v = NULL;
+	int rc = xb_server_status(s, like, &v, err);
+	if (rc)
+		return rc;
+	char *end = NULL;
+	unsigned long long x = v ? strtoull(v, &end, 10) : 0;
+	bool ok = v && end != v && *end == 0;
+	free(v);
+	if (!ok)
+		return xb_err_set(err, XB_E_SERVER_STATE, "SHOW GLOBAL STATUS has no number for %s", name);
+	*out = x;
+	return 0;
+}
+
 int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
 {
 	char *status = NULL;
@@ -268,17 +292,7 @@ int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
 	if (rc == XB_E_PRIVILEGE) {
 		/* no PROCESS (a --no-lock backup does without it): the status variable says the same */
 		xb_err_clear(err);
-		char *v = NULL;
-		if ((rc = xb_server_status(s, "Innodb\\_lsn\\_current", &v, err)))
-			return rc;
-		char *end = NULL;
-		unsigned long long x = v ? strtoull(v, &end, 10) : 0;
-		bool ok = v && end != v && *end == 0;
-		free(v);
-		if (!ok)
-			return xb_err_set(err, XB_E_SERVER_STATE, "SHOW GLOBAL STATUS has no number for Innodb_lsn_current");
-		*lsn = x;
-		return 0;
+		return status_number(s, "Innodb_lsn_current", lsn, err);
 	}
 	if (rc)
 		return rc;
@@ -294,18 +308,7 @@ int xb_server_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
 
 int xb_server_flushed_lsn(xb_server *s, uint64_t *lsn, xb_error *err)
 {
-	char *v = NULL;
-	int rc = xb_server_status(s, "Innodb\\_lsn\\_flushed", &v, err);
-	if (rc)
-		return rc;
-	char *end = NULL;
-	unsigned long long x = v ? strtoull(v, &end, 10) : 0;
-	bool ok = v && end != v && *end == 0;
-	free(v);
-	if (!ok)
-		return xb_err_set(err, XB_E_SERVER_STATE, "SHOW GLOBAL STATUS has no number for Innodb_lsn_flushed");
-	*lsn = x;
-	return 0;
+	return status_number(s, "Innodb_lsn_flushed", lsn, err);
 }
 
 typedef struct privs {

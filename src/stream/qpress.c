@@ -20,6 +20,7 @@
  */
 #include "qpress.h"
 
+#include <zlib.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -197,22 +198,6 @@ short_packet:
 
 /* ---------------------------------------------------------------- the archive */
 
-/* Adler-32 (RFC 1950) of a buffer, started at 1. */
-static uint32_t adler32(const uint8_t *p, size_t n)
-{
-	uint32_t a = 1, b = 0;
-	while (n) {
-		size_t k = n < 5552 ? n : 5552; /* the most sums that cannot overflow 32 bits */
-		n -= k;
-		while (k--) {
-			a += *p++;
-			b += a;
-		}
-		a %= 65521;
-		b %= 65521;
-	}
-	return b << 16 | a;
-}
 
 static int corrupt(const xb_qpress *q, uint64_t at, const char *what, xb_error *err)
 {
@@ -337,7 +322,7 @@ static int do_block(xb_qpress *q, const uint8_t *p, size_t size, xb_error *err)
 {
 	const uint8_t *pkt = p + BLOCK_HEAD;
 	size_t plen = size - BLOCK_HEAD;
-	if (adler32(pkt, plen) != le32_get(p + 8))
+	if ((uint32_t)adler32(1, pkt, (uInt)plen) != le32_get(p + 8))
 		return corrupt(q, q->at, "the block's checksum does not match its bytes", err);
 	size_t dlen = pkt[0] & 2 ? le32_get(pkt + 5) : pkt[2];
 	int rc = grow(&q->dec, &q->dec_cap, dlen, err);
