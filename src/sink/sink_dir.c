@@ -513,7 +513,8 @@ static int dir_finish(xb_sink *s, xb_error *err)
 		else
 			free(done[i]);
 	}
-	qsort(done, nd, sizeof *done, by_name);
+	if (nd > 1)
+		qsort(done, nd, sizeof *done, by_name);
 	size_t k = 0;
 	for (size_t i = 0; i < nd; i++) {
 		if (k && !strcmp(done[k - 1], done[i]))
