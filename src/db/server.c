@@ -107,17 +107,23 @@ static int query_error(xb_server *s, const char *sql, xb_error *err)
 	return sql_error(s, sql, mysql_errno(M(s)), mysql_error(M(s)), err);
 }
 
-int xb_server_exec(xb_server *s, const char *sql, xb_error *err)
+/* Read and drop every result of the statement just run. */
+static int drain_results(MYSQL *m)
 {
-	MYSQL *m = M(s);
-	if (mysql_query(m, sql))
-		return query_error(s, sql, err);
 	do {
 		MYSQL_RES *r = mysql_store_result(m);
 		if (r)
 			mysql_free_result(r);
 	} while (mysql_next_result(m) == 0);
 	return 0;
+}
+
+int xb_server_exec(xb_server *s, const char *sql, xb_error *err)
+{
+	MYSQL *m = M(s);
+	if (mysql_query(m, sql))
+		return query_error(s, sql, err);
+	return drain_results(m);
 }
 
 int xb_server_exec_wait(xb_server *s, const char *sql, unsigned tick_ms, void (*tick)(void *ctx), void *ctx,
@@ -138,12 +144,7 @@ int xb_server_exec_wait(xb_server *s, const char *sql, unsigned tick_ms, void (*
 	}
 	if (mysql_read_query_result(m))
 		return query_error(s, sql, err);
-	do {
-		MYSQL_RES *r = mysql_store_result(m);
-		if (r)
-			mysql_free_result(r);
-	} while (mysql_next_result(m) == 0);
-	return 0;
+	return drain_results(m);
 }
 
 unsigned xb_server_errno(xb_server *s)
