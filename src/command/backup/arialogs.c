@@ -9,7 +9,10 @@
  *     --prepare drops them too). The needed files are opened at once, so a
  *     server that purges one later cannot take it from the backup.
  *  2. aria_log_control is copied: the checkpoint it names is the one of the
- *     answer or a later one, which needs the same files or fewer. It is
+ *     answer or a later one, which needs the same files or fewer (the server
+ *     forces the control file to disk after writing a checkpoint and only
+ *     then lowers the first file it needs, so a file shown "free" is free for
+ *     the checkpoint already on disk). It is
  *     copied before any Aria table, so no table copy predates its checkpoint.
  *  3. (backup.c copies the Aria tables.)
  *  4. the open log files are copied, then every file numbered after the last
