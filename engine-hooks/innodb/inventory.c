@@ -197,6 +197,14 @@ bool inv_is_undo_name(const char *name)
 	return !strncmp(name, UNDO_PREFIX, l) && strlen(name) == l + 3 && strspn(name + l, "0123456789") == 3;
 }
 
+bool inv_is_innodb_name(const char *name)
+{
+	static const char sys[] = "ibdata";
+	size_t l = sizeof sys - 1;
+	bool system = !strncmp(name, sys, l) && name[l] && strspn(name + l, "0123456789") == strlen(name + l);
+	return system || inv_is_redo_name(name) || inv_is_undo_name(name) || inv_is_table_file(name);
+}
+
 bool inv_is_table_file(const char *name)
 {
 	return has_end(name, TABLE_END);

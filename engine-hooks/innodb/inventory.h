@@ -158,6 +158,10 @@ bool inv_is_undo_name(const char *name);   /* an undo tablespace: "undo" and thr
 bool inv_is_table_file(const char *name);  /* a tablespace file of a table (ends in .ibd) */
 bool inv_is_link_file(const char *name);   /* a DATA DIRECTORY link file (ends in .isl) */
 bool inv_is_redo_name(const char *name);   /* the redo log */
+/* an InnoDB file of a datadir or a backup, by its name alone: the redo log, an
+ * undo tablespace, a table's tablespace, or a system tablespace file of the
+ * default innodb_data_file_path naming (ibdata and digits) */
+bool inv_is_innodb_name(const char *name);
 /* an entry of the datadir that can be a database directory (not '.'/'#'-led, not lost+found) */
 bool inv_is_database_name(const char *name);
 

@@ -19,7 +19,6 @@
  */
 #include "backup_int.h"
 
-#include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
@@ -30,53 +29,49 @@
 #include "command/crypt_settings.h"
 #include "common/log.h"
 #include "common/path.h"
+#include "info/backup_cnf.h"
 #include "info/checkpoints.h"
+#include "info/xbinfo.h"
 #include "innodb/inventory.h"
+#include "platform/dir.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_remote.h"
 #include "sink/sink_tar.h"
 #include "sink/sink_xbstream.h"
 #include "sink/sink_zstd.h"
 
-/* True when a directory (a database directory of an earlier backup) holds any file. */
-static bool dir_has_files(const char *path)
+/* Stops a listing at its first entry. */
+static int any_entry(void *ctx, const xb_dirent *e, xb_error *err)
 {
-	DIR *d = opendir(path);
-	if (!d)
-		return false;
-	struct dirent *e;
-	bool any = false;
-	while (!any && (e = readdir(d)))
-		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return any;
+	return 1;
+}
+
+/* What in a target directory would mix two backups: an earlier backup's
+ * metadata, InnoDB files, or a database directory holding files. */
+static int mixes_backups(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	const char *n = e->name;
+	bool found = !strcmp(n, XB_CHECKPOINTS_FILE) || !strcmp(n, XB_XBINFO_FILE) || !strcmp(n, XB_BACKUP_CNF_FILE) ||
+		     inv_is_innodb_name(n) ||
+		     (e->is_dir && inv_is_database_name(n) && xb_dir_each(e->path, 0, any_entry, NULL, NULL) == 1);
+	if (found)
+		snprintf(ctx, 256, "%s", n);
+	return found;
 }
 
 /* A target directory may hold anything (the log the shell created for
  * "2> $D/backup.log", lost+found of a mount point, marker files) except what
- * would mix two backups: an earlier backup's metadata, InnoDB files or
- * database directories. */
+ * would mix two backups. */
 static int check_target_dir(const char *dir, xb_error *err)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
-		return xb_err_set(err, XB_E_TARGET, "cannot open target directory %s: %s", dir, strerror(errno));
-	}
-	struct dirent *e;
 	char found[256] = "";
-	while (!found[0] && (e = readdir(d))) {
-		const char *n = e->d_name;
-		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "lost+found"))
-			continue;
-		char path[4096];
-		if (!strcmp(n, XB_CHECKPOINTS_FILE) || !strcmp(n, "xtrabackup_info") || !strcmp(n, "backup-my.cnf") ||
-		    inv_is_redo_name(n) || inv_is_undo_name(n) || inv_is_table_file(n) || !strncmp(n, "ibdata", 6) ||
-		    (inv_is_database_name(n) && !xb_path_join(path, sizeof path, dir, n, NULL) && dir_has_files(path)))
-			snprintf(found, sizeof found, "%s", n);
+	int rc = xb_dir_each(dir, XB_DIR_MISSING_OK, mixes_backups, found, err);
+	if (rc && !found[0]) {
+		/* xb_dir_each said "cannot open DIR: reason"; a target that cannot be read is unusable */
+		if (err)
+			err->code = XB_E_TARGET;
+		return XB_E_TARGET;
 	}
-	closedir(d);
 	if (found[0])
 		return xb_err_set(err, XB_E_TARGET, "target directory %s already holds a backup or datafiles (%s)", dir,
 				  found),
