@@ -3,6 +3,10 @@
  */
 #include "sink.h"
 
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
 xb_sink_file *xb_sink_open(xb_sink *s, const char *relpath, xb_error *err)
 {
 	return s->ops->open(s, relpath, err);
@@ -50,6 +54,36 @@ int xb_sink_put(xb_sink *s, const char *relpath, const void *buf, size_t len, xb
 	if (!f)
 		return err ? err->code : XB_E_IO_WRITE;
 	int rc = xb_sink_write(f, buf, len, err);
+	if (rc) {
+		xb_sink_abort(f);
+		return rc;
+	}
+	return xb_sink_close(f, err);
+}
+
+int xb_sink_put_fd(xb_sink *s, const char *relpath, int fd, const char *src,
+		   void (*seen)(void *ctx, const void *buf, size_t n), void *ctx, xb_error *err)
+{
+	xb_sink_file *f = xb_sink_open(s, relpath, err);
+	if (!f)
+		return err && err->code ? err->code : XB_E_IO_WRITE;
+	static __thread char buf[1 << 20];
+	int rc = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", src, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if (seen)
+			seen(ctx, buf, (size_t)n);
+		if ((rc = xb_sink_write(f, buf, (size_t)n, err)))
+			break;
+	}
 	if (rc) {
 		xb_sink_abort(f);
 		return rc;

@@ -77,4 +77,10 @@ void xb_sink_free(xb_sink *s);
 /* Write a whole small file in one go (metadata files). */
 int xb_sink_put(xb_sink *s, const char *relpath, const void *buf, size_t len, xb_error *err);
 
+/* Copy what fd holds, from its position to its end, into a new file relpath
+ * of s; src names fd in errors. Each piece read is also shown to
+ * seen(ctx, buf, n) when seen is given (progress, counting). fd stays open. */
+int xb_sink_put_fd(xb_sink *s, const char *relpath, int fd, const char *src,
+		   void (*seen)(void *ctx, const void *buf, size_t n), void *ctx, xb_error *err);
+
 #endif

@@ -50,34 +50,24 @@ static bool newer_than(const char *path, const struct timespec *t)
 	return st.st_mtim.tv_sec > t->tv_sec || (st.st_mtim.tv_sec == t->tv_sec && st.st_mtim.tv_nsec >= t->tv_nsec);
 }
 
+/* A dump has one line per page. */
+static void count_lines(void *ctx, const void *buf, size_t n)
+{
+	size_t *pages = ctx;
+	for (const char *p = buf, *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		++*pages;
+}
+
 /* Store the dump file in the backup as ib_buffer_pool; *pages = its lines. */
 static int store(backup_ctx *c, const char *path, size_t *pages, xb_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
-	xb_sink_file *out = xb_sink_open(c->meta_sink, BP_TEXT_NAME, err);
-	if (!out) {
-		close(fd);
-		return err->code ? err->code : XB_E_IO_WRITE;
-	}
-	char buf[1 << 16];
-	ssize_t k;
-	int rc = 0;
 	*pages = 0;
-	while ((k = read(fd, buf, sizeof buf)) > 0 && !rc) {
-		for (ssize_t i = 0; i < k; i++)
-			*pages += buf[i] == '\n';
-		rc = xb_sink_write(out, buf, (size_t)k, err);
-	}
-	if (!rc && k < 0)
-		rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(errno));
+	int rc = xb_sink_put_fd(c->meta_sink, BP_TEXT_NAME, fd, path, count_lines, pages, err);
 	close(fd);
-	if (rc) {
-		xb_sink_abort(out);
-		return rc;
-	}
-	return xb_sink_close(out, err);
+	return rc;
 }
 
 /* No fresh dump: store the server's last one if it has one (older than the

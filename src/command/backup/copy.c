@@ -63,36 +63,19 @@ int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err)
 	return copy_fd(c, fd, f->src, f->rel, err);
 }
 
+/* Each piece copied counts in the progress display. */
+static void count_progress(void *ctx, const void *buf, size_t n)
+{
+	backup_ctx *c = ctx;
+	if (c->progress)
+		atomic_fetch_add((_Atomic uint64_t *)xb_progress_counter(c->progress), (uint64_t)n);
+}
+
 int copy_fd(backup_ctx *c, int fd, const char *src, const char *rel, xb_error *err)
 {
-	xb_sink_file *out = xb_sink_open(c->sink, rel, err);
-	if (!out) {
-		close(fd);
-		return err ? err->code : XB_E_IO_WRITE;
-	}
-	static __thread char buf[1 << 20];
-	int rc = 0;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", src, strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		if ((rc = xb_sink_write(out, buf, (size_t)n, err)))
-			break;
-		if (c->progress)
-			atomic_fetch_add((_Atomic uint64_t *)xb_progress_counter(c->progress), (uint64_t)n);
-	}
+	int rc = xb_sink_put_fd(c->sink, rel, fd, src, count_progress, c, err);
 	close(fd);
-	if (rc) {
-		xb_sink_abort(out);
-		return rc;
-	}
-	return xb_sink_close(out, err);
+	return rc;
 }
 
 int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err)

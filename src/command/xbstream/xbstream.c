@@ -36,6 +36,7 @@
 #include "sink/sink_crypt.h"
 #include "sink/sink_qpress.h"
 #include "sink/sink_xbstream.h"
+#include "stream/xbstream_reader.h"
 #include "sink/sink_zstd.h"
 #include "xbstream_int.h"
 
@@ -276,32 +277,18 @@ int cmd_xbstream_list(const xb_options *o, xb_error *err)
  * without ".."; the extractor would refuse anything else). */
 static int xbstream_put_file(xb_sink *out, const char *name, xb_error *err)
 {
-	if (name[0] == '/' || !strcmp(name, "..") || !strncmp(name, "../", 3) || strstr(name, "/../") ||
-	    (strlen(name) >= 3 && !strcmp(name + strlen(name) - 3, "/..")))
-		return xb_err_set(err, XB_E_USAGE, "xbstream -c: '%s' is not a relative path inside the current "
-				  "directory", name);
+	/* the extractor's own rule: what it would refuse is not written */
+	if (xbs_path_check(name, false, err)) {
+		xb_err_prefix(err, "xbstream -c");
+		if (err)
+			err->code = XB_E_USAGE;
+		return XB_E_USAGE;
+	}
 	int fd = xb_file_open(XB_FILE_CWD, name, 0, 0, NULL);
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_READ, "xbstream -c: cannot open %s: %s", name, strerror(errno));
-	xb_sink_file *f = xb_sink_open(out, name, err);
-	int rc = f ? 0 : err && err->code ? err->code : XB_E_INTERNAL;
-	char buf[65536];
-	while (!rc) {
-		ssize_t n = read(fd, buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = xb_err_set(err, XB_E_IO_READ, "xbstream -c: reading %s failed: %s", name, strerror(errno));
-		else if (n == 0)
-			break;
-		else
-			rc = xb_sink_write(f, buf, (size_t)n, err);
-	}
+	int rc = xb_sink_put_fd(out, name, fd, name, NULL, NULL, err);
 	close(fd);
-	if (f && rc)
-		xb_sink_abort(f);
-	else if (f)
-		rc = xb_sink_close(f, err);
 	return rc;
 }
 
