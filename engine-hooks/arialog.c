@@ -3,6 +3,7 @@
  */
 #include "arialog.h"
 
+#include <stdio.h>
 #include <string.h>
 
 uint32_t arialog_number(const char *name)
@@ -13,6 +14,11 @@ uint32_t arialog_number(const char *name)
 	for (const char *p = name + 9; *p; p++)
 		v = v * 10 + (uint32_t)(*p - '0');
 	return v;
+}
+
+void arialog_name(uint32_t no, char *out)
+{
+	snprintf(out, ARIALOG_NAME_SIZE, "aria_log.%08u", (unsigned)no);
 }
 
 void arialog_needed_row(arialog_needed *n, const char *name, const char *status)

@@ -27,6 +27,10 @@
 /* The number of aria_log.NNNNNNNN, 0 for any other name (aria_log_control). */
 uint32_t arialog_number(const char *name);
 
+/* The name of log file number no, into out (ARIALOG_NAME_SIZE bytes). */
+#define ARIALOG_NAME_SIZE 32
+void arialog_name(uint32_t no, char *out);
+
 /* What the rows of SHOW ENGINE aria logs say, fed one by one. */
 typedef struct arialog_needed {
 	uint32_t max_free;       /* highest file number whose status is "free", 0: none */

@@ -127,17 +127,11 @@ int aria_logs_begin(backup_ctx *c, xb_error *err)
 	return copy_plain(c, &control, 0, err);
 }
 
-static int copy_log(backup_ctx *c, uint32_t no, int fd, xb_error *err)
+/* The path of log file number no in the Aria log directory; its name into name. */
+static int log_path(const backup_ctx *c, uint32_t no, char *name, char *path, size_t n, xb_error *err)
 {
-	char name[32], src[4096];
-	snprintf(name, sizeof name, "aria_log.%08u", (unsigned)no);
-	int rc = xb_path_join(src, sizeof src, c->lay.aria_log_dir, name, err);
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	xb_info("Copying %s", src);
-	return copy_fd(c, fd, src, name, err);
+	arialog_name(no, name);
+	return xb_path_join(path, n, c->lay.aria_log_dir, name, err);
 }
 
 int aria_logs_finish(backup_ctx *c, xb_error *err)
@@ -146,16 +140,20 @@ int aria_logs_finish(backup_ctx *c, xb_error *err)
 	if (!a)
 		return 0;
 	int rc = 0;
+	char name[ARIALOG_NAME_SIZE], src[4096];
 	for (size_t i = 0; i < a->n && !rc; i++) {
 		int fd = a->v[i].fd;
 		a->v[i].fd = -1;
-		rc = copy_log(c, a->v[i].no, fd, err);
+		if ((rc = log_path(c, a->v[i].no, name, src, sizeof src, err))) {
+			close(fd);
+			break;
+		}
+		xb_info("Copying %s", src);
+		rc = copy_fd(c, fd, src, name, err);
 	}
 	/* files the server switched to while the others were copied */
 	while (!rc && a->last) {
-		char name[32], src[4096];
-		snprintf(name, sizeof name, "aria_log.%08u", (unsigned)(a->last + 1));
-		if ((rc = xb_path_join(src, sizeof src, c->lay.aria_log_dir, name, err)))
+		if ((rc = log_path(c, a->last + 1, name, src, sizeof src, err)))
 			break;
 		int fd = open(src, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -164,8 +162,8 @@ int aria_logs_finish(backup_ctx *c, xb_error *err)
 			break;
 		}
 		a->last++;
-		xb_info("%s was started during the copy", src);
-		rc = copy_log(c, a->last, fd, err);
+		xb_info("%s was started during the copy: copying it", src);
+		rc = copy_fd(c, fd, src, name, err);
 	}
 	if (!rc)
 		xb_info("Aria logs: %zu files copied up to aria_log.%08u", a->n, (unsigned)a->last);
