@@ -3,7 +3,8 @@
 #   make            build build/xtrabackup (and the generated man page)
 #   make deps       install the Debian packages the build, tests and demo need (as root)
 #   make check      deps + build + every test: CUnit, ASan/UBSan unit run, cppcheck,
-#                   integration tests against real mariadbd servers
+#                   integration tests against real mariadbd servers, the fault
+#                   campaign (make check-faults), MariaDB's mariabackup suite
 #   make demo       deps + build + a throwaway MariaDB under write load, backed up end to end
 #   make install    install binary and man page under $(PREFIX)
 #
@@ -35,7 +36,7 @@ DEB_PKGS := gcc make pkg-config mariadb-server mariadb-backup mariadb-client lib
             mariadb-test mariadb-plugin-provider-bzip2 mariadb-plugin-provider-lz4 \
             mariadb-plugin-provider-lzma mariadb-plugin-provider-lzo mariadb-plugin-provider-snappy
 
-.PHONY: all deps check check-mtr check-unit check-fuzz check-asan check-asan-integration check-lint check-integration demo install clean man
+.PHONY: all deps check check-mtr check-unit check-fuzz check-asan check-asan-integration check-lint check-integration check-faults demo install clean man
 
 all: $(BUILD)/xtrabackup $(BUILD)/xbstream $(BUILD)/xtrabackup.1
 
@@ -129,6 +130,10 @@ $(BUILD)/xb_pagecmp: test/tools/xb_pagecmp.c $(BUILD)/libxb.a
 
 check-integration: all $(BUILD)/xb_pagecmp
 	@NO_SKIP=1 test/integration/run.sh
+
+# The fault campaign: the tool stopped, starved and fed damaged backups (test/faults/run.sh).
+check-faults: all $(BUILD)/xb_pagecmp
+	@NO_SKIP=1 test/faults/run.sh
 
 # MariaDB's own test suite for mariabackup (suite/mariabackup of mariadb-test),
 # with our binary standing in for mariabackup; see test/mtr/run.sh.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-docs.sh - the README's exit-code table matches src/common/error.def, the man
 # page generated from the option table lists every option, and the README starts
-# with the two commands, no source file cites a document outside the repository,
+# with the two commands, every fault point is in doc/faults.md, no source file cites a document outside the repository,
 # and every doc/FILE.md §N the code cites exists. Prints "docs: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -18,6 +18,10 @@ while read -r name; do
   esc=${name//-/\\-}
   grep -qF -- "\\-\\-$esc" <<<"$man" && ok || bad "man page lacks --$name"
 done < <(sed -n 's/^XB_OPT([A-Z_0-9]*, *"\([a-z0-9-]*\)".*/\1/p' src/config/options.def)
+# Every fault-injection point is documented in doc/faults.md.
+while read -r name; do
+  grep -qF -- "| \`$name\` |" doc/faults.md && ok || bad "doc/faults.md lacks the fault point $name"
+done < <(sed -n 's/^XB_FAULT_POINT([A-Z_]*, *"\([a-z-]*\)".*/\1/p' src/common/fault.def)
 # The README's table of mariabackup's options is the one the script makes now.
 if command -v mariabackup >/dev/null; then
   want=$(test/tools/option-table.sh)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check: every test, in order of cost. Unit tests (CUnit), the same under
 # ASan/UBSan, cppcheck, then the integration scenarios against real mariadbd
-# servers, some of them again with the program built with ASan/UBSan, and
+# servers, some of them again with the program built with ASan/UBSan, the
+# fault campaign (test/faults/), and
 # MariaDB's own mariabackup test suite run against our binary. Prints a final "check: N passed, N failed" line over all stages.
 set -u
 cd "$(dirname "$0")/.."
@@ -28,6 +29,7 @@ stage "cppcheck" make --no-print-directory check-lint
 stage "documentation" test/check-docs.sh
 stage "integration tests" make --no-print-directory check-integration
 stage "integration tests, program under ASan/UBSan" make --no-print-directory check-asan-integration
+stage "fault campaign (signals, kill -9, locks, a dying server, full disks, damaged backups, secrets)" make --no-print-directory check-faults
 stage "MariaDB's mariabackup test suite (suite/mariabackup), our binary as mariabackup" make --no-print-directory check-mtr
 echo "check: $total_pass passed, $total_fail failed"
 exit $status

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/fault.h"
 #include "common/log.h"
 #include "innodb/pagecomp.h"
 #include "platform/aio.h"
@@ -79,6 +80,8 @@ static int write_out(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
 	int rc = xb_sink_write(c->f, buf, len, err);
 	if (c->o->gate)
 		xb_iogate_leave(c->o->gate, XB_IO_WRITE);
+	if (!rc && xb_fault(XB_FAULT_BACKUP_COPY_CHUNK))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "copying %s: failed by fault point backup-copy-chunk", c->src);
 	if (rc)
 		return rc;
 	c->st->bytes += len;

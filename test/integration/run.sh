@@ -14,7 +14,8 @@
 # NO_SKIP=1 (make check: every scenario must run against our tool on a machine
 # `make deps` set up) a skip fails the run too. XB selects the tool under test
 # (XB=mariabackup runs the scenarios against the installed oracle, where some
-# scenarios skip by design).
+# scenarios skip by design). SUITE names the suite in the summary line
+# (test/faults/run.sh runs the fault campaign through this runner).
 set -u -o pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,7 +31,7 @@ if [[ ! -x $XB_LOAD || $src -nt $XB_LOAD ]]; then
             || ! mv -f "$XB_LOAD.tmp.$$" "$XB_LOAD"; then
         rm -f "$XB_LOAD.tmp.$$"
         echo "run.sh: building $XB_LOAD failed" >&2
-        echo "integration: 0 passed, 1 failed, 0 skipped"
+        echo "${SUITE:-integration}: 0 passed, 1 failed, 0 skipped"
         exit 1
     fi
 fi
@@ -75,8 +76,8 @@ for t in "${tests[@]}"; do
 done
 
 if [[ ${NO_SKIP:-0} == 1 && $skipped -gt 0 ]]; then
-    echo "integration: $skipped scenario(s) skipped where all must run (NO_SKIP=1): something the machine lacks (make deps)"
+    echo "${SUITE:-integration}: $skipped scenario(s) skipped where all must run (NO_SKIP=1): something the machine lacks (make deps)"
     failed=$((failed + skipped)); skipped=0
 fi
-echo "integration: $passed passed, $failed failed, $skipped skipped"
+echo "${SUITE:-integration}: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 ]]

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "common/parallel.h"
 #include "innodb/pagecomp.h"
@@ -576,6 +577,8 @@ int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, x
 	batch_stats_add(st, &fst);
 	if (!rc)
 		rc = run_workers(r, s, o, pages, n, false, st, err);
+	if (!rc && xb_fault(XB_FAULT_PREPARE_BATCH_WRITTEN))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "applying a batch: failed by fault point prepare-batch-written");
 	free(pages);
 	return rc;
 }

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fault.h"
 #include "common/log.h"
 #include "common/progress.h"
 #include "innodb/redo_follower.h"
@@ -95,6 +96,7 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if ((rc = check_privileges(c, false, err)))
 		return rc;
+	xb_fault(XB_FAULT_BACKUP_CONNECTED);
 	if ((rc = scan_check_excludes(c, err)) || (rc = history_prepare(c, err)))
 		return rc;
 	if ((rc = target_open(c, err)) || (rc = check_privileges(c, true, err)))
@@ -137,6 +139,7 @@ static int run(backup_ctx *c, xb_error *err)
 		c->scan_lsn = c->start_checkpoint;
 	else if ((rc = xb_server_lsn(&c->srv, &c->scan_lsn, err)))
 		return rc;
+	xb_fault(XB_FAULT_BACKUP_REDO_STARTED);
 	if ((rc = scan_innodb(c, &c->files, NULL, NULL, err)))
 		return rc;
 	uint64_t total = 0;
@@ -148,11 +151,13 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	if ((rc = bufpool_dump(c, err)))
 		return rc;
+	xb_fault(XB_FAULT_BACKUP_DATAFILES_DONE);
 
 	/* 4. DDL blocked: reconcile, then non-InnoDB files */
 	if ((rc = stage_replica_stop(c, err)) || (rc = stage_enter(c, "FLUSH", err)) || (rc = stage_enter(c, "BLOCK_DDL", err)))
 		return rc;
 	double ddl_t0 = xb_clock_sec();
+	xb_fault(XB_FAULT_BACKUP_BLOCK_DDL);
 	if ((rc = ddl_reconcile(c, err)))
 		return rc;
 	double ddl_t1 = xb_clock_sec();
@@ -168,6 +173,7 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = stage_enter(c, "BLOCK_COMMIT", err)))
 		return rc;
 	double lock_t0 = xb_clock_sec();
+	xb_fault(XB_FAULT_BACKUP_BLOCK_COMMIT);
 	if ((rc = aria_logs_begin(c, err)) || (rc = copy_kind(c, BF_AT_COMMIT, err)) || (rc = aria_logs_finish(c, err)) ||
 	    (rc = stage_finish_redo(c, err)))
 		return rc;
@@ -185,10 +191,12 @@ static int run(backup_ctx *c, xb_error *err)
 	c->progress = NULL;
 
 	/* 6. metadata, completion marker last */
+	xb_fault(XB_FAULT_BACKUP_STAGE_END);
 	c->end_time = time(NULL);
 	if ((rc = meta_write_binlog_info(c, err)) || (rc = meta_write_backup_cnf(c, err)) ||
 	    (rc = meta_write_info(c, err)) || (rc = target_finish(c, err)))
 		return rc;
+	xb_fault(XB_FAULT_BACKUP_BEFORE_MARKER);
 	if ((rc = meta_write_checkpoints(c, err)) || (rc = target_finish(c, err)))
 		return rc;
 	return history_write(c, err);

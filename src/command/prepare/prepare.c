@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "command/command.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "innodb/warm.h"
 #include "info/backup_cnf.h"
@@ -104,6 +105,7 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 	/* the buffer-pool dump, sorted and checked against the tablespaces: before the marker */
 	if ((rc = warm_prepare(dir, err)))
 		return rc;
+	xb_fault(XB_FAULT_PREPARE_BEFORE_MARKER);
 	rc = xb_checkpoints_rewrite(dir, c, err);
 	if (rc)
 		return rc;
@@ -144,6 +146,7 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		xb_err_set(err, XB_E_TARGET, "%s is locked by another process (another --prepare running?)", dir);
 		return xb_err_hint(err, "wait for it to finish");
 	}
+	xb_fault(XB_FAULT_PREPARE_STARTED);
 	rc = run(&s, dir, &c, err);
 	close(dfd);
 	return rc;

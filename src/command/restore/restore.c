@@ -31,6 +31,7 @@
 
 #include "command/command.h"
 #include "innodb/warm.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "common/parallel.h"
 #include "common/path.h"
@@ -196,6 +197,8 @@ static int restore_job(xb_parallel *par, void *ctx, size_t i, int worker, void *
 		return XB_E_INTERRUPTED;
 	rfile *f = &c->plan->v[i];
 	int rc = restore_one(c, f, worker, err);
+	if (!rc && f->kind != RF_DIR && xb_fault(XB_FAULT_RESTORE_FILE_COPIED))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "restoring %s: failed by fault point restore-file-copied", f->dst);
 	if (rc)
 		return rc;
 	f->state = 1;
