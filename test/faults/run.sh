@@ -26,4 +26,5 @@ else
         args+=("$TOP/test/faults/t/$a.sh")
     done
 fi
+if [[ ${#args[@]} -eq 0 ]]; then echo "faults: 0 passed, 1 failed, 0 skipped (no scenario under test/faults/t/)"; exit 1; fi
 SUITE=faults exec "$TOP/test/integration/run.sh" "${args[@]}"
