@@ -7,7 +7,8 @@
  * --ftwrl-wait-timeout when given), sends the statement and, while its answer
  * has not come, every second: stops it (KILL QUERY, from a second connection)
  * when a signal asked us to stop or when the server let it wait 10 s past the
- * limit, and every 10 s logs the connections that hold it up. When the server
+ * limit, and after 3 s, then every 10 s, logs the connections that hold it
+ * up and how many connections queue behind it. When the server
  * gives up (lock wait timeout), the error names the stage, the limit and its
  * option, and those connections.
  *
@@ -30,6 +31,7 @@
 #include "platform/clock.h"
 
 #define ER_LOCK_WAIT_TIMEOUT 1205 /* the server's error for a lock not granted within lock_wait_timeout */
+#define FIRST_REPORT 3            /* seconds of waiting before the first "waiting for" log line */
 #define REPORT_EVERY 10           /* seconds between two "waiting for" log lines */
 #define CLIENT_GRACE 10           /* seconds past the limit before we stop the statement ourselves */
 #define MAX_CANDIDATES 32         /* connections looked at */
@@ -274,8 +276,19 @@ static void tick(void *ctx)
 	unsigned long first = 0;
 	if (!blockers_text(&b, who, sizeof who, &first))
 		snprintf(who, sizeof who, "no other connection found");
-	xb_info("Waiting for %s for %.0f s (gives up after %ld s, %s): %s", w->sql, waited, w->limit, w->option,
-		who);
+	char queued[160] = "";
+	xb_server *ws = watcher(w->c);
+	char *nq = NULL;
+	xb_error e;
+	char q[160];
+	snprintf(q, sizeof q, "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+			      "WHERE STATE = 'Waiting for backup lock' AND ID <> %lu", w->c->srv.id);
+	if (ws && xb_server_value(ws, q, &nq, &e) == 0 && nq && atol(nq) > 0)
+		snprintf(queued, sizeof queued, "; %ld connection(s) wait behind it (their DDL waits until it is granted or given up)",
+			 atol(nq));
+	free(nq);
+	xb_info("Waiting for %s for %.0f s (gives up after %ld s, %s): %s%s", w->sql, waited, w->limit, w->option,
+		who, queued);
 	free(b.locks);
 }
 
@@ -309,7 +322,7 @@ int lockwait_exec(backup_ctx *c, const char *sql, long limit, const char *option
 		c->session_lock_wait = limit;
 	}
 	waiter w = {.c = c, .sql = sql, .limit = limit, .option = option, .t0 = xb_clock_sec(),
-		    .next_report = REPORT_EVERY};
+		    .next_report = FIRST_REPORT};
 	rc = xb_server_exec_wait(&c->srv, sql, 1000, tick, &w, err);
 	double waited = xb_clock_sec() - w.t0;
 	if (!rc) {
