@@ -107,5 +107,8 @@ int xb_checkpoints_read(const char *dir, xb_checkpoints *c, xb_error *err)
 	if (!rc && r.seen != 7)
 		rc = xb_err_set(err, XB_E_TARGET, "%s/%s is incomplete (backup_type, from_lsn, to_lsn expected)", dir,
 				XB_CHECKPOINTS_FILE);
+	if (rc)
+		xb_err_hint(err, "the backup's completion marker is damaged: put back %s from another copy of this "
+			    "backup, or take a new backup", XB_CHECKPOINTS_FILE);
 	return rc;
 }

@@ -64,7 +64,9 @@ static int log_open(logrd *l, const char *dir, xb_error *err)
 	l->fd = open(l->path, O_RDONLY | O_CLOEXEC);
 	if (l->fd < 0)
 		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_IO_READ, "cannot open %s: %s", l->path,
-				  strerror(errno));
+				  strerror(errno)),
+		       xb_err_hint(err, "the backup's redo copy is needed to make it consistent: put it back from another "
+				   "copy of this backup, or take a new backup");
 	uint8_t area[REDO_HEADER_SIZE];
 	struct stat st;
 	ssize_t n = fstat(l->fd, &st) ? -1 : pread(l->fd, area, sizeof area, 0);

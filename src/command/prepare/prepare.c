@@ -89,6 +89,9 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 	free(dfp);
 	if (rc == XB_E_INTERRUPTED)
 		xb_err_hint(err, "the backup is partly prepared: run --prepare again, it continues where it stopped");
+	if ((rc == XB_E_REDO_FORMAT || rc == XB_E_REDO_CORRUPT) && err && !err->hint[0])
+		xb_err_hint(err, "the backup's redo copy (ib_logfile0) is damaged and nothing was changed: put it back "
+			    "from another copy of this backup, or take a new backup");
 	if (rc)
 		return rc;
 	if (!c->has_last || st.end_lsn > c->last_lsn)
@@ -133,9 +136,12 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		xb_err_set(err, XB_E_TARGET, "%s is an incremental backup: this version prepares full backups only", dir);
 		return xb_err_hint(err, "prepare it with mariabackup --prepare --incremental-dir");
 	}
-	if (strcmp(c.backup_type, "full-backuped") && strcmp(c.backup_type, "log-applied"))
-		return xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\"", dir, XB_CHECKPOINTS_FILE,
-				  c.backup_type);
+	if (strcmp(c.backup_type, "full-backuped") && strcmp(c.backup_type, "log-applied")) {
+		xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\" (full-backuped or log-applied expected)",
+			   dir, XB_CHECKPOINTS_FILE, c.backup_type);
+		return xb_err_hint(err, "the backup's completion marker is damaged or of another tool: put back %s from "
+				   "another copy of this backup, or take a new backup", XB_CHECKPOINTS_FILE);
+	}
 	if (!strcmp(c.backup_type, "log-applied"))
 		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
 	int dfd = xb_dir_open(XB_FILE_CWD, dir, false);
