@@ -27,73 +27,83 @@ static const char *const descs[] = {
 #undef XB_FAULT_POINT
 };
 
-enum action { ACT_KILL, ACT_TERM, ACT_INT, ACT_STOP, ACT_ERROR };
-
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int armed = -1;            /* the point XB_FAULT names, -1 when none */
-static enum action act = ACT_KILL;
-static long at = 1;               /* act at this hit */
+static xb_fault_spec armed = {.point = -1};
 static atomic_long hits;
 
-static void parse(void)
+int xb_fault_parse(const char *v, xb_fault_spec *out, char *why, size_t n)
 {
-	const char *v = getenv("XB_FAULT");
-	if (!v || !*v)
-		return;
+	static const char *const acts[] = {"kill", "term", "int", "stop", "error"};
 	char spec[128];
+	if (strlen(v) >= sizeof spec) {
+		snprintf(why, n, "too long");
+		return -1;
+	}
 	snprintf(spec, sizeof spec, "%s", v);
-	char *n = strchr(spec, '@');
-	if (n) {
-		*n++ = '\0';
+	xb_fault_spec f = {.point = -1, .action = XB_FAULT_KILL, .at = 1};
+	char *at = strchr(spec, '@');
+	if (at) {
+		*at++ = '\0';
 		char *end;
-		at = strtol(n, &end, 10);
-		if (*end || at < 1) {
-			xb_warn("XB_FAULT=%s: @N must be a positive number; no fault armed", v);
-			return;
+		f.at = strtol(at, &end, 10);
+		if (!*at || *end || f.at < 1) {
+			snprintf(why, n, "@N must be a positive number");
+			return -1;
 		}
 	}
 	char *a = strchr(spec, ':');
 	if (a) {
 		*a++ = '\0';
-		static const char *const acts[] = {"kill", "term", "int", "stop", "error"};
 		int k = -1;
-		for (int i = 0; i < 5; i++)
+		for (int i = 0; i < (int)(sizeof acts / sizeof acts[0]); i++)
 			if (!strcmp(a, acts[i]))
 				k = i;
 		if (k < 0) {
-			xb_warn("XB_FAULT=%s: unknown action '%s' (kill, term, int, stop, error); no fault armed", v, a);
-			return;
+			snprintf(why, n, "unknown action '%s' (kill, term, int, stop, error)", a);
+			return -1;
 		}
-		act = (enum action)k;
+		f.action = (enum xb_fault_action)k;
 	}
 	for (int i = 0; i < XB_FAULT_N; i++)
 		if (!strcmp(spec, names[i]))
-			armed = i;
-	if (armed < 0)
-		xb_warn("XB_FAULT=%s: no such fault point (see doc/faults.md); no fault armed", v);
+			f.point = i;
+	if (f.point < 0) {
+		snprintf(why, n, "no such fault point '%s' (see doc/faults.md)", spec);
+		return -1;
+	}
+	*out = f;
+	return 0;
+}
+
+static void parse(void)
+{
+	const char *v = getenv("XB_FAULT");
+	char why[200];
+	if (v && *v && xb_fault_parse(v, &armed, why, sizeof why))
+		xb_warn("XB_FAULT=%s: %s; no fault armed", v, why);
 }
 
 bool xb_fault(enum xb_fault_point p)
 {
 	pthread_once(&once, parse);
-	if ((int)p != armed || atomic_fetch_add(&hits, 1) + 1 != at)
+	if ((int)p != armed.point || atomic_fetch_add(&hits, 1) + 1 != armed.at)
 		return false;
-	switch (act) {
-	case ACT_KILL:
+	switch (armed.action) {
+	case XB_FAULT_KILL:
 		xb_proc_signal_self(XB_PROC_KILL);
 		return false;
-	case ACT_TERM:
+	case XB_FAULT_TERM:
 		xb_proc_signal_self(XB_PROC_TERM);
 		return false;
-	case ACT_INT:
+	case XB_FAULT_INT:
 		xb_proc_signal_self(XB_PROC_INT);
 		return false;
-	case ACT_STOP:
+	case XB_FAULT_STOP:
 		fprintf(stderr, "fault point %s reached\n", names[p]);
 		fflush(stderr);
 		xb_proc_signal_self(XB_PROC_STOP);
 		return false;
-	case ACT_ERROR:
+	case XB_FAULT_ERROR:
 		xb_warn("fault point %s: failing here (XB_FAULT)", names[p]);
 		return true;
 	}

@@ -24,6 +24,7 @@
 #define XB_FAULT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum xb_fault_point {
 #define XB_FAULT_POINT(id, name, desc) XB_FAULT_##id,
@@ -31,6 +32,18 @@ enum xb_fault_point {
 #undef XB_FAULT_POINT
 	XB_FAULT_N
 };
+
+enum xb_fault_action { XB_FAULT_KILL, XB_FAULT_TERM, XB_FAULT_INT, XB_FAULT_STOP, XB_FAULT_ERROR };
+
+/* What an XB_FAULT value asks for. */
+typedef struct xb_fault_spec {
+	int point;                   /* an enum xb_fault_point */
+	enum xb_fault_action action; /* what to do there */
+	long at;                     /* at the at-th time the point is reached (1..) */
+} xb_fault_spec;
+
+/* Parse "POINT[:ACTION][@N]". 0 and *out filled, or -1 with why (a phrase) filled. */
+int xb_fault_parse(const char *v, xb_fault_spec *out, char *why, size_t n);
 
 /* Reached point p: act if XB_FAULT says so. True means "fail here" (action error). */
 bool xb_fault(enum xb_fault_point p);
