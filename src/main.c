@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "command/command.h"
+#include "common/fault.h"
 #include "common/log.h"
 #include "config/options.h"
 
@@ -24,6 +25,7 @@ int main(int argc, char **argv)
 	xb_error err;
 	xb_err_clear(&err);
 	command_signals_init();
+	xb_fault_arm();
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
 	/* the extractor, under our name or mbstream's (a stand-in for mariabackup's tools) */

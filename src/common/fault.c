@@ -83,6 +83,8 @@ static void parse(void)
 		xb_warn("XB_FAULT=%s: %s; no fault armed", v, why);
 }
 
+void xb_fault_arm(void) { pthread_once(&once, parse); }
+
 bool xb_fault(enum xb_fault_point p)
 {
 	pthread_once(&once, parse);

@@ -45,6 +45,10 @@ typedef struct xb_fault_spec {
 /* Parse "POINT[:ACTION][@N]". 0 and *out filled, or -1 with why (a phrase) filled. */
 int xb_fault_parse(const char *v, xb_fault_spec *out, char *why, size_t n);
 
+/* Read XB_FAULT now (main() calls it first, so a bad value is reported at
+ * once and not when a point is reached). */
+void xb_fault_arm(void);
+
 /* Reached point p: act if XB_FAULT says so. True means "fail here" (action error). */
 bool xb_fault(enum xb_fault_point p);
 
