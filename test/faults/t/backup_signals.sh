@@ -8,8 +8,9 @@
 # INTERRUPTED error, a message saying so and the incomplete-backup hint; the
 # target holds no xtrabackup_checkpoints (nothing looks complete); --prepare and
 # --copy-back refuse that directory; the server is left with no BACKUP STAGE
-# statement and DDL works. Then a backup without faults succeeds and, prepared
-# and restored, equals the source.
+# statement and DDL works. A rerun into a killed backup's directory is refused
+# until it is removed. Then a backup without faults succeeds and, prepared and
+# restored, holds every row and passes CHECK TABLE.
 # shellcheck source-path=SCRIPTDIR source=../../integration/inc/common.sh
 . "$(dirname "$0")/../../integration/inc/common.sh"
 
@@ -67,6 +68,16 @@ for p in "${points[@]}"; do
         log "case ok: $what (exit status $XB_RC)"
     done
 done
+
+# a rerun into the directory a killed backup left is refused, naming it; once
+# it is removed, the rerun succeeds there
+xb_backup src "$T/b5"
+assert_error TARGET "$XB_RC" "$XB_ERR" "a rerun into the directory of a killed backup"
+assert_contains "$XB_ERR" "Error: \[[0-9]+\] .*$T/b5" "the refusal names the directory"
+rm -rf "$T/b5"
+xb_backup src "$T/b5"
+assert_ok "$XB_RC" "$XB_ERR" "a rerun into the emptied directory"
+log "case ok: a rerun into the killed backup's directory is refused until it is removed"
 
 xb_backup src "$T/b-ok"
 assert_ok "$XB_RC" "$XB_ERR" "a backup after the faults"
