@@ -84,9 +84,14 @@ static int write_out(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
 		rc = xb_err_set(err, XB_E_IO_WRITE, "copying %s: failed by fault point backup-copy-chunk", c->src);
 	if (rc)
 		return rc;
+	uint64_t before = c->st->bytes, expected = c->o->expected_bytes;
 	c->st->bytes += len;
 	if (c->progress)
 		__atomic_fetch_add(c->progress, (uint64_t)len, __ATOMIC_RELAXED);
+	/* the file grew since it was counted: the total follows it */
+	if (c->o->progress_total && c->st->bytes > expected)
+		__atomic_fetch_add(c->o->progress_total, c->st->bytes - (before > expected ? before : expected),
+				   __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -113,7 +118,7 @@ static int check_page(copy_ctx *c, const uint8_t *page, uint64_t off, const uint
 		int attempt;
 		for (attempt = 1; attempt <= c->retries; attempt++) {
 			sleep_ms(c->retry_ms);
-			if (c->o->should_stop && c->o->should_stop(err)) /* a stop request wins over re-reads */
+			if (c->o->should_stop && c->o->should_stop(c->o->stop_ctx, err)) /* a stop request wins over re-reads */
 				return err && err->code ? err->code : XB_E_INTERRUPTED;
 			if (c->o->before_reread)
 				c->o->before_reread(c->o->before_reread_arg, page_no, attempt);
@@ -243,7 +248,7 @@ static int probe_page0(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *er
 		if (attempt >= c->retries)
 			break;
 		sleep_ms(c->retry_ms);
-		if (c->o->should_stop && c->o->should_stop(err))
+		if (c->o->should_stop && c->o->should_stop(c->o->stop_ctx, err))
 			return err && err->code ? err->code : XB_E_INTERRUPTED;
 		if (c->o->before_reread)
 			c->o->before_reread(c->o->before_reread_arg, 0, attempt + 1);
@@ -274,7 +279,7 @@ static int copy_as_is(copy_ctx *c, xb_sink *sink, const char *dst_relpath, const
 	if (!c->f)
 		return err && err->code ? err->code : XB_E_IO_WRITE;
 	while (len > 0) {
-		if (c->o->should_stop && c->o->should_stop(err))
+		if (c->o->should_stop && c->o->should_stop(c->o->stop_ctx, err))
 			return err && err->code ? err->code : XB_E_INTERRUPTED;
 		if ((rc = write_out(c, buf, len, err)) != 0 || (rc = next_chunk(c, &buf, &len, &off, err)) != 0)
 			return rc;
@@ -377,7 +382,7 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 		goto out;
 	}
 	while (len > 0) {
-		if (o->should_stop && o->should_stop(err)) {
+		if (o->should_stop && o->should_stop(o->stop_ctx, err)) {
 			rc = err && err->code ? err->code : XB_E_INTERRUPTED;
 			goto out;
 		}

@@ -59,7 +59,10 @@ typedef struct datafile_copy_opts {
 	const innodb_space_info *space; /* page-0 info to use (ibdata1's for ibdata2..); NULL = read page 0 of this file */
 	void (*before_reread)(void *arg, uint32_t page_no, int attempt); /* testing only: called before each re-read, NULL in production */
 	void *before_reread_arg; /* argument of before_reread */
-	bool (*should_stop)(xb_error *err); /* polled before each chunk; true (with err set) aborts the copy; NULL = never */
+	bool (*should_stop)(void *ctx, xb_error *err); /* polled before each chunk; true (with err set) aborts the copy; NULL = never */
+	void *stop_ctx;         /* argument of should_stop */
+	volatile uint64_t *progress_total; /* when set: the progress meter's total, raised by what is copied past expected_bytes (a growing file) */
+	uint64_t expected_bytes; /* the file's size counted in progress_total before the copy */
 	unsigned pagecomp_readable; /* bit N set: the server reads pages compressed with enum pagecomp_algo N (its provider is loaded); a page compressed otherwise fails the copy; 0 = not checked */
 	xb_iogate *gate;        /* when set: chunks are read synchronously (no read-ahead) and every read and write passes this gate; NULL = read-ahead */
 	bool copy_unwritten;    /* a file whose page 0 was never written is copied as it is (stats.unwritten), not deferred */

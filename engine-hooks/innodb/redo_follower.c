@@ -25,6 +25,12 @@
  * set to 0x01 (the copy is linear: one pass) and handed to the sink chunk by
  * chunk, then copied_lsn is published and waiters are woken.
  *
+ * The main thread's regular redo_follower_check also compares the server's
+ * position with the copy: an overwrite is reported there as soon as the
+ * server's LSN shows it (the follower may be asleep between polls or deep in
+ * a long read), and the headroom warning is given ahead of time when the
+ * server's redo rate would use it up before the next poll (forecast).
+ *
  * Where the copy may stop: the server writes the block holding the end of its
  * log in full, and the bytes after the end are whatever its log buffer held
  * (older mini-transactions, or ones another thread is appending while the
@@ -96,7 +102,6 @@ struct redo_follower {
 	uint8_t *obuf;       /* output staging, same size */
 	uint8_t *tbuf;       /* second read of the tail, TAIL_CONFIRM + 2 * ALIGN bytes */
 	size_t olen;         /* bytes staged in obuf */
-	bool warned_headroom; /* the 20% warning was given */
 	time_t last_log;     /* when ">> log scanned up to" was last printed (xb_clock_sec, whole seconds) */
 	uint64_t last_logged_lsn; /* and the LSN it printed */
 	uint64_t durable;    /* largest durable LSN the server reported */
@@ -111,6 +116,7 @@ struct redo_follower {
 	_Atomic uint64_t server_lsn;   /* noted by the main thread */
 	_Atomic uint64_t cp_end_lsn;   /* largest checkpoint end_lsn seen in the log */
 	_Atomic uint64_t capacity;     /* bytes of the circular area */
+	atomic_bool warned_headroom;   /* the headroom warning was given (by either thread) */
 
 	pthread_t thread;        /* the follower thread */
 	bool thread_running;     /* thread was created and not yet joined */
@@ -122,6 +128,8 @@ struct redo_follower {
 	bool thread_done;        /* the thread has left its loop */
 	int failed;              /* XB_E_* once the follower has failed */
 	xb_error error;          /* its error */
+	double fc_t;             /* redo_follower_check: time of the previous sample (0: none) */
+	uint64_t fc_server;      /* and the server's position then */
 };
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -509,8 +517,7 @@ static int follow_round(redo_follower *rf, bool *caught_up, xb_error *err)
 
 	uint64_t copied = rf->scan_lsn, cap = atomic_load(&rf->capacity);
 	double h = headroom_of(server_position(rf), copied, cap);
-	if (h < HEADROOM_WARN && !rf->warned_headroom) {
-		rf->warned_headroom = true;
+	if (h < HEADROOM_WARN && !atomic_exchange(&rf->warned_headroom, true)) {
 		xb_warn("redo log headroom is %.0f%%: the server is %llu bytes ahead of the copy in a %llu-byte log; "
 			"the backup fails if it gets a whole log ahead (increase innodb_log_file_size or --throttle)",
 			100.0 * h, (unsigned long long)(server_position(rf) - copied), (unsigned long long)cap);
@@ -659,10 +666,52 @@ double redo_follower_headroom(const redo_follower *rf)
 	return headroom_of(server_position(m), atomic_load(&m->copied_lsn), atomic_load(&m->capacity));
 }
 
+/* Under rf->mu, from redo_follower_check: warn once when, at the rate the
+ * server's LSN moved since the previous check, the log not yet copied would
+ * fill HEADROOM_WARN of the capacity before the follower reads again (a poll
+ * and a check from now): a fast writer can use up the headroom between two
+ * polls, so the follower's own warning would come too late. */
+static void forecast(redo_follower *rf, uint64_t server, uint64_t copied, uint64_t cap)
+{
+	double now = xb_clock_sec();
+	double dt = now - rf->fc_t;
+	if (rf->fc_t > 0 && dt > 0 && server >= rf->fc_server && server > copied && cap &&
+	    !atomic_load(&rf->warned_headroom)) {
+		double rate = (double)(server - rf->fc_server) / dt;
+		double horizon = rf->poll_ms / 1000.0 + 1.0;
+		double lag = (double)(server - copied), ahead = lag + rate * horizon;
+		if (ahead >= (1.0 - HEADROOM_WARN) * (double)cap && !atomic_exchange(&rf->warned_headroom, true)) {
+			double left = rate > 0 ? ((double)cap - lag) / rate : 0;
+			xb_warn("redo log headroom is %.0f%% and falling: the server writes %.1f MiB/s of redo into a "
+				"%llu-byte log and the copy is %llu bytes behind; at this rate it overwrites the log not "
+				"yet copied in about %.1f s, which fails the backup (increase innodb_log_file_size, "
+				"reduce the write load or --log-copy-interval)",
+				100.0 * (1.0 - lag / (double)cap), rate / 1048576.0, (unsigned long long)cap,
+				(unsigned long long)(server - copied), left > 0 ? left : 0.0);
+		}
+	}
+	rf->fc_t = now;
+	rf->fc_server = server;
+}
+
 int redo_follower_check(redo_follower *rf, xb_error *err)
 {
 	pthread_mutex_lock(&rf->mu);
 	int rc = rf->failed;
+	if (!rc && rf->thread_running && !rf->thread_done) {
+		/* the follower may be asleep or in a long read: the overwrite is
+		 * seen here, from the server's position, as soon as it happens */
+		uint64_t copied = atomic_load(&rf->copied_lsn), cap = atomic_load(&rf->capacity);
+		xb_error e;
+		xb_err_clear(&e);
+		if ((rc = check_overwrite(rf, copied, &e)) != 0) {
+			rf->failed = rc;
+			rf->error = e;
+			pthread_cond_broadcast(&rf->progress);
+		} else {
+			forecast(rf, server_position(rf), copied, cap);
+		}
+	}
 	if (rc && err)
 		*err = rf->error;
 	pthread_mutex_unlock(&rf->mu);

@@ -13,8 +13,9 @@
  * through a callback. Each round it re-reads the checkpoint blocks; if the server
  * (its checkpoint end LSN, or the LSN the main thread noted from SHOW ENGINE
  * INNODB STATUS) is a whole log capacity ahead of the copy, unread log has
- * been overwritten and the follower fails with XB_E_REDO_OVERWRITTEN. It
- * warns once when less than 20% of the capacity is left, logs
+ * been overwritten and the follower fails with XB_E_REDO_OVERWRITTEN (also
+ * noticed by redo_follower_check). It warns once when less than 20% of the
+ * capacity is left, or is about to be (redo_follower_check), logs
  * ">> log scanned up to (LSN)" every few seconds, and follows an online log
  * resize (ib_logfile0 replaced by a new file) by draining the old file and
  * reopening the new one. Accessors are thread-safe.
@@ -71,7 +72,11 @@ void redo_follower_note_server_lsn(redo_follower *rf, uint64_t lsn);
  * with the server LSN the larger of the noted one and the checkpoint end LSN. */
 double redo_follower_headroom(const redo_follower *rf);
 
-/* 0 while the follower is healthy; else its error (copied into err). */
+/* 0 while the follower is healthy; else its error (copied into err). Called
+ * regularly (every half second) by the main thread: it fails the follower
+ * with XB_E_REDO_OVERWRITTEN as soon as the server's position is a whole log
+ * ahead of the copy, and warns once when, at the server's current redo rate,
+ * the headroom would fall under 20% before the follower reads again. */
 int redo_follower_check(redo_follower *rf, xb_error *err);
 
 /* Wait until copied_lsn >= lsn (waking the thread to poll at once). Errors:

@@ -1,9 +1,14 @@
 /*
  * progress.c - progress meter / periodic progress lines (see progress.h).
+ *
+ * The total is raised while the work goes on (files that grow while they are
+ * copied, see xb_progress_total_counter); a sample never shows more done than
+ * its total, nor 100% while more was done than counted.
  */
 #include "progress.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +60,11 @@ static void fmt_bytes(char *b, size_t n, double v)
 static void sample(xb_progress *p, double t0, int final)
 {
 	uint64_t done = atomic_load(&p->done), total = atomic_load(&p->total);
+	/* a file copied past the size it was counted with, and not yet added to
+	 * the total: the total is at least what is done, and 100% means the end */
+	bool over = done > total;
+	if (over)
+		total = done;
 	double el = xb_clock_sec() - t0;
 	double rate = el > 0 ? (double)done / el : 0;
 	char d[32], t[32], extra[128] = "", eta[32] = "--:--";
@@ -62,11 +72,13 @@ static void sample(xb_progress *p, double t0, int final)
 	fmt_bytes(t, sizeof t, (double)total);
 	if (p->extra)
 		p->extra(p->ctx, extra, sizeof extra);
-	if (rate > 0 && total > done) {
+	if (rate > 0 && (total > done || over)) {
 		long s = (long)((double)(total - done) / rate);
 		snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
 	}
 	int pct = total ? (int)(100.0 * (double)done / (double)total) : 0;
+	if (pct > 99 && over)
+		pct = 99; /* more is coming than was counted */
 	if (pct > 100)
 		pct = 100;
 	if (p->mode == P_METER && !final) {
@@ -149,6 +161,8 @@ int xb_progress_start(xb_progress **out, const char *mode, const char *what,
 void xb_progress_add_total(xb_progress *p, uint64_t bytes) { atomic_fetch_add(&p->total, bytes); }
 
 volatile uint64_t *xb_progress_counter(xb_progress *p) { return (volatile uint64_t *)&p->done; }
+
+volatile uint64_t *xb_progress_total_counter(xb_progress *p) { return (volatile uint64_t *)&p->total; }
 
 void xb_progress_stop(xb_progress *p)
 {

@@ -25,6 +25,9 @@ int xb_progress_start(xb_progress **out, const char *mode, const char *what,
 void xb_progress_add_total(xb_progress *p, uint64_t bytes);
 /* The counter workers add to (atomically). */
 volatile uint64_t *xb_progress_counter(xb_progress *p);
+/* The total, which workers raise (atomically) when what they copy grows
+ * past what was counted at the start (a table growing during the copy). */
+volatile uint64_t *xb_progress_total_counter(xb_progress *p);
 /* Stop the thread and clear the meter. */
 void xb_progress_stop(xb_progress *p);
 

@@ -94,11 +94,13 @@ static int sql_error(xb_server *s, const char *sql, unsigned no, const char *msg
 		   (no == 2006 || no == 2013) ? XB_E_CONNECT : XB_E_QUERY;
 	/* a long statement (CREATE TABLE, an INSERT's columns) by its start: the server's words must fit */
 	int shown = strlen(sql) > 100 ? 90 : (int)strlen(sql);
-	xb_err_set(err, code, "'%.*s%s' failed: %s (error %u)", shown, sql, sql[shown] ? " ..." : "", msg, no);
+	xb_err_set(err, code, "%s'%.*s%s' failed: %s (error %u)", code == XB_E_CONNECT ? "the server went away: " : "",
+		   shown, sql, sql[shown] ? " ..." : "", msg, no);
 	if (code == XB_E_PRIVILEGE)
 		xb_err_hint(err, "grant the privilege named above to %s", s->user);
 	else if (code == XB_E_CONNECT)
-		xb_err_hint(err, "the server went away during the backup: check its error log");
+		xb_err_hint(err, "the server stopped or restarted (check its error log); nothing in the target is usable: "
+				 "once the server is up, run the backup again into an empty directory");
 	return code;
 }
 

@@ -27,7 +27,10 @@
  *  6. BACKUP STAGE END, write the metadata files, xtrabackup_checkpoints last;
  *     with --history, then insert the backup's row (history.c).
  * No lock wait is unbounded (--lock-wait-timeout; lockwait.c names who holds
- * the lock). Any error unwinds: BACKUP STAGE END releases a stage still held,
+ * the lock). A signal (SIGINT, SIGTERM, SIGHUP) is honoured at every step
+ * until the completion marker: step() checks for it between the steps (the
+ * copies and lock waits check it within theirs), and the error names the
+ * step it came in. Any error unwinds: BACKUP STAGE END releases a stage still held,
  * the connections are closed, and no completion marker is written.
  */
 #include "backup_int.h"
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "command/command.h"
 #include "common/fault.h"
 #include "common/log.h"
 #include "common/progress.h"
@@ -83,10 +87,21 @@ static int check_privileges(backup_ctx *c, bool replica, xb_error *err)
 	return n ? xb_server_check_privileges(&c->srv, need, n, s->check_privileges, err) : 0;
 }
 
+/* Where the backup stands now (named in the error when a signal stops it);
+ * fails when a signal came since the previous step. */
+static int step(backup_ctx *c, const char *now, xb_error *err)
+{
+	if (command_interrupted(err))
+		return XB_E_INTERRUPTED;
+	c->step = now;
+	return 0;
+}
+
 static int run(backup_ctx *c, xb_error *err)
 {
 	const backup_settings *s = &c->set;
 	int rc;
+	c->step = "connecting to the server";
 	if ((rc = target_check(&s->target, err)))
 		return rc;
 	if ((rc = xb_server_connect(&c->srv, &s->conn, err)))
@@ -94,12 +109,14 @@ static int run(backup_ctx *c, xb_error *err)
 	xb_info("Connected to the server through %s as %s", c->srv.where, c->srv.user);
 	if ((rc = layout_read(c, err)))
 		return rc;
-	if ((rc = check_privileges(c, false, err)))
+	if ((rc = check_privileges(c, false, err)) || (rc = step(c, "connected, nothing copied yet", err)))
 		return rc;
 	xb_fault(XB_FAULT_BACKUP_CONNECTED);
-	if ((rc = scan_check_excludes(c, err)) || (rc = history_prepare(c, err)))
+	if ((rc = step(c, "checking the options against the server", err)) || (rc = scan_check_excludes(c, err)) ||
+	    (rc = history_prepare(c, err)))
 		return rc;
-	if ((rc = target_open(c, err)) || (rc = check_privileges(c, true, err)))
+	if ((rc = step(c, "making the target", err)) || (rc = target_open(c, err)) ||
+	    (rc = check_privileges(c, true, err)))
 		return rc;
 	if (s->no_lock)
 		xb_warn("--no-lock: no BACKUP STAGE locks: DDL and writes to non-InnoDB tables during the backup "
@@ -123,7 +140,7 @@ static int run(backup_ctx *c, xb_error *err)
 	/* without InnoDB nothing writes the log: all of it is durable, read it to its end marker */
 	rcfg.durable_lsn = c->lay.innodb_off ? NULL : durable_lsn;
 	rcfg.durable_ctx = c;
-	if ((rc = xb_server_connect(&c->srv_log, &s->conn, err)))
+	if ((rc = step(c, "starting the redo log copy", err)) || (rc = xb_server_connect(&c->srv_log, &s->conn, err)))
 		return rc;
 	if ((rc = redo_follower_start(&rcfg, &c->rf, err)))
 		return rc;
@@ -132,36 +149,44 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 
 	/* 3. InnoDB datafiles */
-	if ((rc = stage_enter(c, "START", err)))
+	if ((rc = step(c, "BACKUP STAGE START", err)) || (rc = stage_enter(c, "START", err)))
 		return rc;
 	/* the LSN of the file listing (a server without InnoDB has none: its files lie still) */
 	if (c->lay.innodb_off)
 		c->scan_lsn = c->start_checkpoint;
 	else if ((rc = xb_server_lsn(&c->srv, &c->scan_lsn, err)))
 		return rc;
+	if ((rc = step(c, "BACKUP STAGE START, listing the InnoDB files", err)))
+		return rc;
 	xb_fault(XB_FAULT_BACKUP_REDO_STARTED);
-	if ((rc = scan_innodb(c, &c->files, NULL, NULL, err)))
+	if ((rc = step(c, "listing the InnoDB files", err)) || (rc = scan_innodb(c, &c->files, NULL, NULL, err)))
 		return rc;
 	uint64_t total = 0;
 	for (size_t i = 0; i < c->files.n; i++)
 		total += c->files.v[i].size;
 	pacer pc;
 	pace_start(c, &pc, s->throttle ? NULL : c->limiter, total);
-	if ((rc = copy_innodb_all(c, &pc, err)))
+	if ((rc = step(c, "copying the InnoDB datafiles", err)) || (rc = copy_innodb_all(c, &pc, err)))
 		return rc;
-	if ((rc = bufpool_dump(c, err)))
+	if ((rc = step(c, "storing the buffer-pool dump", err)) || (rc = bufpool_dump(c, err)))
+		return rc;
+	if ((rc = step(c, "InnoDB datafiles copied", err)))
 		return rc;
 	xb_fault(XB_FAULT_BACKUP_DATAFILES_DONE);
 
 	/* 4. DDL blocked: reconcile, then non-InnoDB files */
-	if ((rc = stage_replica_stop(c, err)) || (rc = stage_enter(c, "FLUSH", err)) || (rc = stage_enter(c, "BLOCK_DDL", err)))
+	if ((rc = step(c, "BACKUP STAGE FLUSH and BLOCK_DDL", err)) || (rc = stage_replica_stop(c, err)) ||
+	    (rc = stage_enter(c, "FLUSH", err)) || (rc = stage_enter(c, "BLOCK_DDL", err)))
 		return rc;
 	double ddl_t0 = xb_clock_sec();
+	if ((rc = step(c, "under BLOCK_DDL", err)))
+		return rc;
 	xb_fault(XB_FAULT_BACKUP_BLOCK_DDL);
-	if ((rc = ddl_reconcile(c, err)))
+	if ((rc = step(c, "under BLOCK_DDL, checking the InnoDB files for DDL", err)) || (rc = ddl_reconcile(c, err)))
 		return rc;
 	double ddl_t1 = xb_clock_sec();
-	if ((rc = scan_other(c, &c->files, err)) || (rc = copy_kind(c, BF_PLAIN, err)))
+	if ((rc = step(c, "under BLOCK_DDL, copying the non-InnoDB files", err)) || (rc = scan_other(c, &c->files, err)) ||
+	    (rc = copy_kind(c, BF_PLAIN, err)))
 		return rc;
 	size_t n_plain = 0;
 	for (size_t i = 0; i < c->files.n; i++)
@@ -170,15 +195,18 @@ static int run(backup_ctx *c, xb_error *err)
 		(ddl_t1 - ddl_t0) * 1000.0, n_plain, (xb_clock_sec() - ddl_t1) * 1000.0);
 
 	/* 5. commits blocked: the consistency point */
-	if ((rc = stage_enter(c, "BLOCK_COMMIT", err)))
+	if ((rc = step(c, "BACKUP STAGE BLOCK_COMMIT", err)) || (rc = stage_enter(c, "BLOCK_COMMIT", err)))
 		return rc;
 	double lock_t0 = xb_clock_sec();
+	if ((rc = step(c, "under BLOCK_COMMIT", err)))
+		return rc;
 	xb_fault(XB_FAULT_BACKUP_BLOCK_COMMIT);
-	if ((rc = aria_logs_begin(c, err)) || (rc = copy_kind(c, BF_AT_COMMIT, err)) || (rc = aria_logs_finish(c, err)) ||
-	    (rc = stage_finish_redo(c, err)))
+	if ((rc = step(c, "under BLOCK_COMMIT, copying the Aria files", err)) || (rc = aria_logs_begin(c, err)) ||
+	    (rc = copy_kind(c, BF_AT_COMMIT, err)) || (rc = aria_logs_finish(c, err)) ||
+	    (rc = step(c, "under BLOCK_COMMIT, finishing the redo log copy", err)) || (rc = stage_finish_redo(c, err)))
 		return rc;
 	aria_logs_free(c);
-	if ((rc = stage_enter(c, "END", err)))
+	if ((rc = step(c, "BACKUP STAGE END", err)) || (rc = stage_enter(c, "END", err)))
 		return rc;
 	c->lock_seconds = xb_clock_sec() - lock_t0;
 	c->ddl_seconds = xb_clock_sec() - ddl_t0;
@@ -191,13 +219,19 @@ static int run(backup_ctx *c, xb_error *err)
 	c->progress = NULL;
 
 	/* 6. metadata, completion marker last */
+	if ((rc = step(c, "BACKUP STAGE END done", err)))
+		return rc;
 	xb_fault(XB_FAULT_BACKUP_STAGE_END);
 	c->end_time = time(NULL);
-	if ((rc = meta_write_binlog_info(c, err)) || (rc = meta_write_backup_cnf(c, err)) ||
-	    (rc = meta_write_info(c, err)) || (rc = target_finish(c, err)))
+	if ((rc = step(c, "writing the metadata files", err)) || (rc = meta_write_binlog_info(c, err)) ||
+	    (rc = meta_write_backup_cnf(c, err)) || (rc = meta_write_info(c, err)) || (rc = target_finish(c, err)))
+		return rc;
+	if ((rc = step(c, "metadata written, before the completion marker", err)))
 		return rc;
 	xb_fault(XB_FAULT_BACKUP_BEFORE_MARKER);
-	if ((rc = meta_write_checkpoints(c, err)) || (rc = target_finish(c, err)))
+	/* the last moment a signal stops the backup: after the marker it is complete */
+	if ((rc = step(c, "writing the completion marker", err)) || (rc = meta_write_checkpoints(c, err)) ||
+	    (rc = target_finish(c, err)))
 		return rc;
 	return history_write(c, err);
 }
@@ -222,6 +256,11 @@ int cmd_backup(const xb_options *o, xb_error *err)
 			xb_info("Limit of open files: %ld", got);
 	}
 	rc = run(c, err);
+	if (rc == XB_E_INTERRUPTED && err && c->step) {
+		/* where it came: the log line says at which step the backup was stopped */
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, " (at: %s)", c->step);
+	}
 	if (c->progress)
 		xb_progress_stop(c->progress);
 	if (c->rf) {

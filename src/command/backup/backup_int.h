@@ -11,6 +11,7 @@
 #ifndef XB_BACKUP_INT_H
 #define XB_BACKUP_INT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -124,6 +125,8 @@ typedef struct backup_ctx {
 	struct xb_throttle *limiter;   /* --throttle, or the adjustable limiter of --pace=auto; NULL = neither */
 	xb_xbinfo info;                /* what xtrabackup_info says, made once (meta_write_info): also the history row */
 	struct aria_logs *aria;        /* the Aria log files held open under BLOCK_COMMIT (arialogs.c), NULL outside */
+	_Atomic bool copy_stop;        /* the backup failed (server gone, redo copy failed, a copy failed, a signal): copies stop at their next chunk */
+	const char *step;              /* what the backup is doing now, named in the error of a signal */
 } backup_ctx;
 
 /* scan.c; scan_check_excludes: --databases-exclude may name no database of the
@@ -163,6 +166,11 @@ int copy_fd(backup_ctx *c, int fd, const char *src, const char *rel, xb_error *e
 int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err);
 int copy_innodb_all(backup_ctx *c, struct pacer *pc, xb_error *err);
 int copy_kind(backup_ctx *c, int kind, xb_error *err);
+/* copy.c: the watch of a running copy (every half second): the server is
+ * asked its LSN (fed to the redo follower, and to pc when not NULL); a
+ * server that went away, a failed redo copy or a signal fails it (and sets
+ * copy_stop) */
+int copy_watch(backup_ctx *c, struct pacer *pc, xb_error *err);
 
 /* stage.c: take BACKUP STAGE name (nothing with --no-lock), waiting at most
  * --lock-wait-timeout (START: --startup-wait-timeout/--ftwrl-wait-timeout when

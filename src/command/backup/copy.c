@@ -5,7 +5,11 @@
  * (engine-hooks/innodb/datafile.c), largest first, by --parallel workers of
  * the parallel executor; meanwhile the main thread ticks every half second:
  * it feeds the redo follower and the pacer the server's LSN and stops the
- * copy when the follower fails or a signal comes. A file that vanished
+ * copy when the server went away, the follower failed or a signal came: the
+ * copy threads see it between chunks (copy_should_stop), not between files,
+ * so a dead server or an overwritten redo log ends the backup within about a
+ * second. The copies under a stage lock are watched the same way. A file
+ * that grew since the scan raises the progress total as it is copied. A file that vanished
  * (DROP, RENAME) or whose page 0 is written but not valid yet is left for
  * BLOCK_DDL (ddl.c); one whose page 0 was never written (a table created
  * recently) is copied as it is at once (see innodb/datafile.h). Other files
@@ -78,6 +82,20 @@ int copy_fd(backup_ctx *c, int fd, const char *src, const char *rel, xb_error *e
 	return rc;
 }
 
+/* A datafile copy stops between chunks on a signal, or once the backup
+ * failed elsewhere (the server went away, the redo copy failed, another
+ * thread's copy failed): the error that stopped it is reported, not this one. */
+static bool copy_should_stop(void *ctx, xb_error *err)
+{
+	backup_ctx *c = ctx;
+	if (command_interrupted(err))
+		return true;
+	if (!atomic_load(&c->copy_stop))
+		return false;
+	xb_err_set(err, XB_E_INTERRUPTED, "the copy was stopped: the backup failed");
+	return true;
+}
+
 int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err)
 {
 	datafile_copy_opts o;
@@ -86,7 +104,12 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 	o.throttle = c->limiter;
 	o.system_space = f->system_space;
 	o.first_page_no = f->first_page_no;
-	o.should_stop = command_interrupted;
+	o.should_stop = copy_should_stop;
+	o.stop_ctx = c;
+	if (c->progress) {
+		o.progress_total = xb_progress_total_counter(c->progress);
+		o.expected_bytes = f->size;
+	}
 	o.copy_unwritten = true;
 	o.gate = c->iogate;
 	o.pagecomp_readable = c->lay.pagecomp_readable;
@@ -157,24 +180,43 @@ static int copy_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstat
 	copy_run *r = ctx;
 	if (command_interrupted(err))
 		return err ? err->code : XB_E_INTERRUPTED;
-	return copy_innodb_one(r->c, r->todo[i], r->todo[i]->rel, worker, err);
+	int rc = copy_innodb_one(r->c, r->todo[i], r->todo[i]->rel, worker, err);
+	if (rc)
+		atomic_store(&r->c->copy_stop, true); /* the other threads stop at their next chunk */
+	return rc;
 }
 
-/* Every half second: feed the follower and the pacer the server's LSN; stop
- * when the follower failed or a signal came. */
+int copy_watch(backup_ctx *c, pacer *pc, xb_error *err)
+{
+	uint64_t lsn;
+	int rc = 0;
+	if (c->lay.innodb_off) {
+		/* nothing to follow: a ping tells whether the server is still there */
+		rc = xb_server_exec(&c->srv, "DO 1", err);
+	} else if ((rc = xb_server_lsn(&c->srv, &lsn, err)) == 0) {
+		if (c->rf)
+			redo_follower_note_server_lsn(c->rf, lsn);
+		if (pc)
+			pace_tick(c, pc, lsn);
+	}
+	if (rc && rc != XB_E_CONNECT) {
+		xb_err_clear(err); /* a statement that failed once: asked again next time */
+		rc = 0;
+	}
+	if (!rc && c->rf)
+		rc = redo_follower_check(c->rf, err);
+	if (!rc && command_interrupted(err))
+		rc = err ? err->code : XB_E_INTERRUPTED;
+	if (rc)
+		atomic_store(&c->copy_stop, true);
+	return rc;
+}
+
+/* Every half second during the datafile copy (see copy_watch). */
 static int copy_tick(void *ctx, xb_error *err)
 {
 	copy_run *r = ctx;
-	backup_ctx *c = r->c;
-	uint64_t lsn;
-	if (xb_server_lsn(&c->srv, &lsn, err) == 0) {
-		redo_follower_note_server_lsn(c->rf, lsn);
-		pace_tick(c, r->pc, lsn);
-	} else {
-		xb_err_clear(err);
-	}
-	int rc = redo_follower_check(c->rf, err);
-	return rc ? rc : command_interrupted(err) ? (err ? err->code : XB_E_INTERRUPTED) : 0;
+	return copy_watch(r->c, r->pc, err);
 }
 
 static int by_size_desc(const void *a, const void *b)
@@ -254,17 +296,31 @@ static int kind_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstat
 	return rc;
 }
 
+/* Every half second while files are copied under a stage lock: the server
+ * is still there, the redo copy has not failed, no signal came. */
+static int kind_tick(void *ctx, xb_error *err)
+{
+	kind_run *r = ctx;
+	return copy_watch(r->c, NULL, err);
+}
+
 int copy_kind(backup_ctx *c, int kind, xb_error *err)
 {
 	kind_run r = {.c = c, .todo = calloc(c->files.n ? c->files.n : 1, sizeof *r.todo)};
 	if (!r.todo)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	size_t n = 0;
+	uint64_t total = 0;
 	for (size_t i = 0; i < c->files.n; i++)
-		if (c->files.v[i].kind == kind)
+		if (c->files.v[i].kind == kind) {
 			r.todo[n++] = &c->files.v[i];
+			total += c->files.v[i].size;
+		}
+	if (c->progress)
+		xb_progress_add_total(c->progress, total);
 	/* Under a stage lock: each file is small, there can be tens of thousands */
-	xb_parallel_cfg cfg = {.threads = c->set.parallel, .jobs = n, .ctx = &r, .job = kind_job};
+	xb_parallel_cfg cfg = {.threads = c->set.parallel, .jobs = n, .ctx = &r, .job = kind_job,
+			       .tick = kind_tick, .tick_ms = 500};
 	int rc = n ? xb_parallel_run(&cfg, err) : 0;
 	free(r.todo);
 	return rc;
