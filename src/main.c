@@ -1,6 +1,7 @@
 /*
- * main.c - entry point: parse options, dispatch to the command, map the
- * result to an exit code. Nothing else lives here.
+ * main.c - entry point: hide secrets from the process's command line, parse
+ * options, dispatch to the command, map the result to an exit code. Nothing
+ * else lives here.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,12 +25,16 @@ int main(int argc, char **argv)
 	xb_options o;
 	xb_error err;
 	xb_err_clear(&err);
-	command_signals_init();
-	xb_fault_arm();
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
 	/* the extractor, under our name or mbstream's (a stand-in for mariabackup's tools) */
 	bool as_xbstream = !strcmp(base, "xbstream") || !strcmp(base, "mbstream");
+	/* before anything else: secrets off the command line ps shows; the parse reads a copy */
+	char **own = xb_argv_protect(argc, argv, !as_xbstream);
+	if (own)
+		argv = own;
+	command_signals_init();
+	xb_fault_arm();
 	if (as_xbstream)
 		argv = xbstream_argv(&argc, argv);
 	int rc = xb_options_parse(&o, argc, argv, &err);
@@ -37,11 +42,13 @@ int main(int argc, char **argv)
 		xb_log_error(&err);
 		int status = exit_status(&o, &err, rc);
 		xb_options_free(&o);
+		xb_argv_free(own);
 		return status;
 	}
 	if (o.print_defaults) {
 		xb_options_print_defaults(&o, stdout);
 		xb_options_free(&o);
+		xb_argv_free(own);
 		return 0;
 	}
 	switch (o.command) {
@@ -110,5 +117,6 @@ int main(int argc, char **argv)
 		xb_log_raw("completed OK!");
 	int status = exit_status(&o, &err, rc);
 	xb_options_free(&o);
+	xb_argv_free(own);
 	return status;
 }

@@ -358,6 +358,75 @@ static char *prompt_password(void)
 	return p;
 }
 
+/* The option a command-line word names when it is a secret one (the
+ * loose- prefix allowed), with where its value starts in the word (NULL: in
+ * the next word, or none) and whether it takes the next word as its value;
+ * -1 for any other word. short_p: -p is --password (not under the xbstream
+ * names, where it is --parallel). */
+static int secret_word(const char *a, bool short_p, const char **value, bool *takes_next)
+{
+	*value = NULL;
+	*takes_next = false;
+	if (a[0] == '-' && a[1] == '-' && a[2]) {
+		const char *name = a + 2, *eq = strchr(name, '=');
+		size_t n = eq ? (size_t)(eq - name) : strlen(name);
+		while (n > 6 && name_eq(name, 6, "loose-"))
+			name += 6, n -= 6;
+		int id = find_long(name, n);
+		if (id < 0 || !(opts[id].flags & OF_SECRET))
+			return -1;
+		*value = eq ? eq + 1 : NULL;
+		*takes_next = !eq;
+		return id;
+	}
+	if (short_p && a[0] == '-' && a[1] && a[1] != '-') {
+		int id = find_short(a[1]);
+		if (id < 0 || !(opts[id].flags & OF_SECRET))
+			return -1;
+		*value = a[2] ? a + 2 : NULL;
+		*takes_next = !a[2];
+		return id;
+	}
+	return -1;
+}
+
+char **xb_argv_protect(int argc, char **argv, bool short_p)
+{
+	char **copy = calloc((size_t)argc + 1, sizeof *copy);
+	if (!copy)
+		return NULL;
+	for (int i = 0; i < argc; i++)
+		if (!(copy[i] = strdup(argv[i]))) {
+			xb_argv_free(copy);
+			return NULL;
+		}
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *value;
+		bool takes_next;
+		int id = secret_word(argv[i], short_p, &value, &takes_next);
+		if (id < 0)
+			continue;
+		if (value)
+			memset((char *)value, 'x', strlen(value));
+		/* "--password pwd", "--encrypt-key hex", and the mistaken "-p pwd" */
+		else if (takes_next && i + 1 < argc &&
+			 (argv[i + 1][0] != '-' || (opts[id].type != T_BOOL && !(opts[id].flags & OF_OPTARG))))
+			i++, memset(argv[i], 'x', strlen(argv[i]));
+	}
+	return copy;
+}
+
+void xb_argv_free(char **argv)
+{
+	if (!argv)
+		return;
+	for (char **a = argv; *a; a++) {
+		memset(*a, 0, strlen(*a));
+		free(*a);
+	}
+	free(argv);
+}
+
 /* Build tool_command from argv[1..] with secret values masked. */
 static void build_tool_command(xb_options *o, int argc, char **argv)
 {
@@ -394,6 +463,8 @@ static void build_tool_command(xb_options *o, int argc, char **argv)
 			p += sprintf(p, "***");
 		} else if (secret && eq == a + 1) {
 			p += sprintf(p, "%.2s%s", a, a[2] ? "***" : "");
+			/* "-p pwd" is a mistake the parse refuses; the word is never shown */
+			mask_next = !a[2] && i + 1 < argc && argv[i + 1][0] != '-';
 		} else if (secret && !eq) {
 			/* "--password pwd": the next word is the secret (see the parse below) */
 			p += sprintf(p, "%s", a);
@@ -478,6 +549,13 @@ int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
 			o->operands = v;
 			o->noperands++;
 		} else {
+			const char *value;
+			bool takes_next;
+			if (i > 1 && secret_word(argv[i - 1], true, &value, &takes_next) >= 0 && takes_next)
+				/* "-p pwd": the word is a password, never shown */
+				return xb_err_set(err, XB_E_USAGE, "unexpected argument after %s (command line)", argv[i - 1]),
+				       xb_err_hint(err, "a password goes in an option file (password= in [client]); on the "
+							"command line it is -pPASSWORD or --password=PASSWORD, with no space");
 			return xb_err_set(err, XB_E_USAGE, "unexpected argument '%s' (command line)", a),
 			       xb_err_hint(err, "options start with --; the backup directory is given with --target-dir");
 		}

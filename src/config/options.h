@@ -45,6 +45,16 @@ typedef struct xb_options {
 
 /* Parse option files and argv. argv entries holding secrets are wiped in place. */
 int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err);
+/* Secrets off the process's own command line, first thing in main(): returns
+ * a private copy of argv (argc words and a NULL) for the parse, then
+ * overwrites with 'x', in place in argv, every value of a secret option
+ * (--password, -p, --encrypt-key, with the loose- prefix too; "--password
+ * pwd" and "-p pwd" take the next word), so that ps and /proc/PID/cmdline
+ * never show them. short_p: -p is --password (false under the xbstream
+ * names, where it is --parallel). NULL when out of memory (argv untouched).
+ * xb_argv_free wipes and frees the copy. */
+char **xb_argv_protect(int argc, char **argv, bool short_p);
+void xb_argv_free(char **argv);
 void xb_options_free(xb_options *o);
 
 /* Typed accessors; unset options give the table's default (NULL/0/false when none). */

@@ -433,6 +433,60 @@ static void test_short_options(void)
 	xb_options_free(&o);
 }
 
+/* Secrets off the process's command line before the parse: every form is
+ * overwritten in place, the copy the parse reads keeps them, the recorded
+ * command line shows *** (-pPW as -p***), and a word after a bare -p is
+ * never quoted in an error. */
+static void test_argv_protect(void)
+{
+	char *argv[] = {strdup("xtrabackup"), strdup("--backup"),     strdup("--password=pw1"),
+			strdup("--password"), strdup("pw2"),          strdup("-ppw3"),
+			strdup("--loose-password=pw4"), strdup("--encrypt-key"), strdup("k5"),
+			strdup("--encrypt-key=k6"), strdup("--user=bob"), strdup("--target-dir=/t"), NULL};
+	int argc = 12;
+	char **own = xb_argv_protect(argc, argv, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(own);
+	CU_ASSERT_STRING_EQUAL(argv[2], "--password=xxx");
+	CU_ASSERT_STRING_EQUAL(argv[4], "xxx");
+	CU_ASSERT_STRING_EQUAL(argv[5], "-pxxx");
+	CU_ASSERT_STRING_EQUAL(argv[6], "--loose-password=xxx");
+	CU_ASSERT_STRING_EQUAL(argv[8], "xx");
+	CU_ASSERT_STRING_EQUAL(argv[9], "--encrypt-key=xx");
+	CU_ASSERT_STRING_EQUAL(argv[10], "--user=bob");
+	CU_ASSERT_STRING_EQUAL(own[4], "pw2");
+	CU_ASSERT_STRING_EQUAL(own[5], "-ppw3");
+	CU_ASSERT_PTR_NULL(own[argc]);
+	xb_options o;
+	xb_error err;
+	xb_err_clear(&err);
+	char *one[] = {own[0], own[1], own[5], own[11]};
+	CU_ASSERT_EQUAL(xb_options_parse(&o, 4, one, &err), 0);
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_PASSWORD), "pw3");
+	CU_ASSERT_STRING_EQUAL(o.tool_command, "--backup -p*** --target-dir=/t");
+	xb_options_free(&o);
+	xb_argv_free(own);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+
+	/* under the xbstream names -p is --parallel: left alone */
+	char *xs[] = {strdup("xbstream"), strdup("-x"), strdup("-p4"), NULL};
+	own = xb_argv_protect(3, xs, false);
+	CU_ASSERT_STRING_EQUAL(xs[2], "-p4");
+	xb_argv_free(own);
+	for (int i = 0; i < 3; i++)
+		free(xs[i]);
+
+	/* "-p pw" is refused without quoting the word */
+	char *bad[] = {strdup("xtrabackup"), strdup("--backup"), strdup("-p"), strdup("secretword"), NULL};
+	xb_err_clear(&err);
+	CU_ASSERT_EQUAL(xb_options_parse(&o, 4, bad, &err), XB_E_USAGE);
+	CU_ASSERT_PTR_NULL(strstr(err.msg, "secretword"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unexpected argument after -p"));
+	xb_options_free(&o);
+	for (int i = 0; i < 4; i++)
+		free(bad[i]);
+}
+
 static void test_secrets(void)
 {
 	write_cnf("[client]\npassword=filesecret\n");
@@ -615,6 +669,7 @@ int main(void)
 	CU_add_test(s, "settings of --backup and --prepare resolved from a parsed set", test_settings);
 	CU_add_test(s, "short options", test_short_options);
 	CU_add_test(s, "secrets masked and wiped", test_secrets);
+	CU_add_test(s, "secrets off the process's command line", test_argv_protect);
 	CU_add_test(s, "--help and man page list every option", test_help_and_man);
 	CU_add_test(s, "options not yet available are refused", test_later_options_refused);
 	CU_add_test(s, "mariabackup's exit statuses and options", test_mariabackup_compat);
