@@ -718,12 +718,17 @@ int redo_follower_check(redo_follower *rf, xb_error *err)
 	return rc;
 }
 
-int redo_follower_wait_for(redo_follower *rf, uint64_t lsn, unsigned timeout_s, xb_error *err)
+int redo_follower_wait_for(redo_follower *rf, uint64_t lsn, unsigned timeout_s, bool (*should_stop)(xb_error *err),
+			   xb_error *err)
 {
-	struct timespec deadline = xb_clock_after_ms(timeout_s < UINT_MAX / 1000 ? timeout_s * 1000 : UINT_MAX);
+	double give_up = xb_clock_sec() + timeout_s;
 	int rc = 0;
 	pthread_mutex_lock(&rf->mu);
 	while (atomic_load(&rf->copied_lsn) < lsn) {
+		if (should_stop && should_stop(err)) {
+			rc = err ? err->code : XB_E_INTERRUPTED;
+			break;
+		}
 		if (rf->failed) {
 			rc = rf->failed;
 			if (err)
@@ -736,7 +741,8 @@ int redo_follower_wait_for(redo_follower *rf, uint64_t lsn, unsigned timeout_s, 
 		}
 		rf->kick = true;
 		pthread_cond_signal(&rf->wake);
-		if (pthread_cond_timedwait(&rf->progress, &rf->mu, &deadline) == ETIMEDOUT &&
+		struct timespec slice = xb_clock_after_ms(1000); /* a second, then should_stop again */
+		if (pthread_cond_timedwait(&rf->progress, &rf->mu, &slice) == ETIMEDOUT && xb_clock_sec() >= give_up &&
 		    atomic_load(&rf->copied_lsn) < lsn) {
 			rc = xb_err_set(err, XB_E_REDO_CORRUPT,
 					"was only able to copy the redo log from LSN %llu to %llu, not %llu, in %u s",

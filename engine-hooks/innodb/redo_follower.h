@@ -23,6 +23,7 @@
 #ifndef XB_INNODB_REDO_FOLLOWER_H
 #define XB_INNODB_REDO_FOLLOWER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -79,9 +80,12 @@ double redo_follower_headroom(const redo_follower *rf);
  * the headroom would fall under 20% before the follower reads again. */
 int redo_follower_check(redo_follower *rf, xb_error *err);
 
-/* Wait until copied_lsn >= lsn (waking the thread to poll at once). Errors:
- * the follower's own error, or XB_E_REDO_CORRUPT when timeout_s pass first. */
-int redo_follower_wait_for(redo_follower *rf, uint64_t lsn, unsigned timeout_s, xb_error *err);
+/* Wait until copied_lsn >= lsn (waking the thread to poll at once). Every
+ * second of the wait, should_stop (may be NULL) is asked whether to give up
+ * (a signal): its error is returned. Other errors: the follower's own, or
+ * XB_E_REDO_CORRUPT when timeout_s pass first. */
+int redo_follower_wait_for(redo_follower *rf, uint64_t lsn, unsigned timeout_s, bool (*should_stop)(xb_error *err),
+			   xb_error *err);
 
 /* Last read, stop the thread, close the copy (it appears in the sink);
  * *last_lsn = end of the copy. Error if the follower failed (the copy is then

@@ -23,6 +23,7 @@
 #include "common/error.h"
 #include "innodb/redo.h"
 #include "innodb/redo_follower.h"
+#include "platform/clock.h"
 #include "sink/sink.h"
 
 #include "fixture.h"
@@ -224,7 +225,7 @@ static void test_follow_under_load(void)
 	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
 	uint64_t lsn = server_lsn();
 	CU_ASSERT(lsn - cp > 3 * 8 * 1024 * 1024); /* the log wrapped */
-	rc = redo_follower_wait_for(rf, lsn, 60, &err);
+	rc = redo_follower_wait_for(rf, lsn, 60, NULL, &err);
 	if (rc)
 		printf("\n    wait: %s", err.msg);
 	CU_ASSERT_EQUAL(rc, 0);
@@ -260,7 +261,7 @@ static void test_overwrite_detected(void)
 	CU_ASSERT(sql("INSERT INTO t_load SELECT seq + 100000, REPEAT('z', 1500) FROM seq_1_to_15000") == 0);
 	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
 	uint64_t lsn = server_lsn();
-	int rc = redo_follower_wait_for(rf, lsn, 60, &err);
+	int rc = redo_follower_wait_for(rf, lsn, 60, NULL, &err);
 	CU_ASSERT_EQUAL(rc, XB_E_REDO_OVERWRITTEN);
 	CU_ASSERT(strstr(err.msg, "redo log was overwritten before it was copied: copied up to LSN") != NULL);
 	CU_ASSERT(strstr(err.hint, "increase innodb_log_file_size (now 8388608 bytes)") != NULL);
@@ -291,7 +292,7 @@ static void test_noted_server_lsn(void)
 	CU_ASSERT(redo_follower_headroom(rf) < 0.01);
 	redo_follower_note_server_lsn(rf, c + 8 * 1024 * 1024);
 	CU_ASSERT_EQUAL(redo_follower_headroom(rf), 0.0);
-	CU_ASSERT_EQUAL(redo_follower_wait_for(rf, c + 1000000000, 10, &err), XB_E_REDO_OVERWRITTEN);
+	CU_ASSERT_EQUAL(redo_follower_wait_for(rf, c + 1000000000, 10, NULL, &err), XB_E_REDO_OVERWRITTEN);
 	redo_follower_free(rf);
 	xb_sink_free(sink);
 }
@@ -323,7 +324,7 @@ static void test_durable_gate(void)
 	CU_ASSERT_EQUAL(redo_follower_copied_lsn(rf), f0); /* a flushed LSN is an mtr boundary */
 	CU_ASSERT_EQUAL(redo_follower_check(rf, NULL), 0);
 	atomic_store(&gate_lsn, f1);
-	int rc = redo_follower_wait_for(rf, f1, 30, &err);
+	int rc = redo_follower_wait_for(rf, f1, 30, NULL, &err);
 	if (rc)
 		printf("\n    wait: %s", err.msg);
 	CU_ASSERT_EQUAL(rc, 0);
@@ -350,7 +351,7 @@ static void test_durable_unparsable(void)
 	xb_error err;
 	xb_err_clear(&err);
 	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
-	int rc = redo_follower_wait_for(rf, f0 + 1000000, 60, &err);
+	int rc = redo_follower_wait_for(rf, f0 + 1000000, 60, NULL, &err);
 	CU_ASSERT_EQUAL(rc, XB_E_REDO_CORRUPT);
 	char want[200];
 	unsigned long long at = 0;
@@ -363,6 +364,44 @@ static void test_durable_unparsable(void)
 	printf("\n    %s ... ", err.msg);
 	uint64_t last;
 	CU_ASSERT_EQUAL(redo_follower_stop(rf, &last, &err), XB_E_REDO_CORRUPT);
+	redo_follower_free(rf);
+	xb_sink_free(sink);
+}
+
+static int stop_calls;
+static bool stop_on_third(xb_error *err)
+{
+	if (++stop_calls < 3)
+		return false;
+	xb_err_set(err, XB_E_INTERRUPTED, "stopped by the test");
+	return true;
+}
+
+static void test_wait_stopped(void)
+{
+	/* a wait for an LSN the server never reaches ends when should_stop says so, each second */
+	char dir[PATH_MAX + 64];
+	xb_sink *sink = new_sink(dir, sizeof dir);
+	CU_ASSERT_FATAL(sink != NULL);
+	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
+	uint64_t f0 = server_number("flushed");
+	atomic_store(&gate_lsn, f0);
+	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .poll_interval_ms = 20, .durable_lsn = durable_gate};
+	redo_follower *rf = NULL;
+	xb_error err;
+	xb_err_clear(&err);
+	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
+	stop_calls = 0;
+	double t0 = xb_clock_sec();
+	int rc = redo_follower_wait_for(rf, f0 + 100000000, 60, stop_on_third, &err);
+	double took = xb_clock_sec() - t0;
+	CU_ASSERT_EQUAL(rc, XB_E_INTERRUPTED);
+	CU_ASSERT(strstr(err.msg, "stopped by the test") != NULL);
+	CU_ASSERT(stop_calls == 3);
+	CU_ASSERT(took >= 1.5 && took < 5.0);
+	uint64_t last;
+	xb_err_clear(&err);
+	redo_follower_stop(rf, &last, &err);
 	redo_follower_free(rf);
 	xb_sink_free(sink);
 }
@@ -395,7 +434,7 @@ static void test_online_resize(void)
 	CU_ASSERT(after.st_ino != before.st_ino); /* the server renamed the new log over ib_logfile0 */
 	CU_ASSERT_EQUAL(after.st_size, 16777216);
 	uint64_t lsn = server_lsn();
-	int rc = redo_follower_wait_for(rf, lsn, 60, &err);
+	int rc = redo_follower_wait_for(rf, lsn, 60, NULL, &err);
 	if (rc)
 		printf("\n    wait: %s", err.msg);
 	CU_ASSERT_EQUAL(rc, 0);
@@ -470,6 +509,7 @@ int main(void)
 	CU_add_test(s, "noted server LSN and headroom", test_noted_server_lsn);
 	CU_add_test(s, "nothing past the durable LSN is copied", test_durable_gate);
 	CU_add_test(s, "log that does not parse below the durable LSN", test_durable_unparsable);
+	CU_add_test(s, "a wait ended by should_stop", test_wait_stopped);
 	CU_add_test(s, "online log resize followed", test_online_resize);
 	CU_add_test(s, "errors", test_errors);
 	CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "command/command.h"
 #include "common/log.h"
 #include "common/parallel.h"
 #include "info/markers.h"
@@ -219,7 +220,7 @@ static int catch_up(backup_ctx *c, xb_error *err)
 		return 0;  /* no InnoDB: no file operation to catch up with */
 	if (!c->rf || xb_server_flushed_lsn(&c->srv, &lsn, err))
 		return c->rf ? (err ? err->code : XB_E_SERVER_STATE) : 0;
-	return redo_follower_wait_for(c->rf, lsn, 600, err);
+	return redo_follower_wait_for(c->rf, lsn, 600, command_interrupted, err);
 }
 
 int ddl_reconcile(backup_ctx *c, xb_error *err)

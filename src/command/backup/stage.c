@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command/command.h"
 #include "common/log.h"
 #include "innodb/redo.h"
 #include "innodb/redo_follower.h"
@@ -161,7 +162,7 @@ int stage_finish_redo(backup_ctx *c, xb_error *err)
 		return rc;
 	if (!c->lay.innodb_off) {
 		xb_info("Waiting for the redo log copy to reach LSN %llu", (unsigned long long)lsn);
-		if ((rc = redo_follower_wait_for(c->rf, lsn, 600, err)))
+		if ((rc = redo_follower_wait_for(c->rf, lsn, 600, command_interrupted, err)))
 			return rc;
 	}
 	if ((rc = record_binlog(c, err)))
