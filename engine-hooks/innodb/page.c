@@ -131,6 +131,18 @@ uint32_t innodb_checksum_innodb_old(const uint8_t *page)
 
 /* ---- flags */
 
+bool innodb_page0_head(const uint8_t *head, size_t len, uint32_t fallback, uint32_t *space_id, uint32_t *physical)
+{
+	if (len < FSP_SPACE_FLAGS + 4)
+		return false;
+	innodb_space_info si;
+	memset(&si, 0, sizeof si);
+	uint32_t flags = be32_get(head + FSP_SPACE_FLAGS);
+	*space_id = be32_get(head + FIL_PAGE_SPACE_ID);
+	*physical = flags && innodb_flags_decode(flags, &si) && si.physical_size ? si.physical_size : fallback;
+	return true;
+}
+
 bool innodb_flags_decode(uint32_t flags, innodb_space_info *out)
 {
 	if (flags & 0x10) { /* full_crc32 */

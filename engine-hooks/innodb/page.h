@@ -61,6 +61,13 @@ typedef struct innodb_space_info {
  * no 10.11 server writes (bad page size, zip size larger than the page...). */
 bool innodb_flags_decode(uint32_t flags, innodb_space_info *out);
 
+/* The space id and the physical page size a tablespace file's first bytes
+ * give (head: at least FSP_SPACE_FLAGS + 4 bytes of page 0, unchecked), for
+ * the backup manifest: flags no server writes (an unwritten page 0 of
+ * zeros, or a file that is not a tablespace) give fallback as the page
+ * size. False when head is too short. */
+bool innodb_page0_head(const uint8_t *head, size_t len, uint32_t fallback, uint32_t *space_id, uint32_t *physical);
+
 /* Parse page 0 (buf holds at least the first physical page; len = bytes
  * available; page size is detected from the flags as in doc/pages.md §3.4 and page 0
  * is validated with its checksum). Errors: XB_E_CORRUPT_PAGE with a message

@@ -20,6 +20,7 @@ int cmd_sort_dump(const xb_options *o, xb_error *err);
 int cmd_decode(const xb_options *o, xb_error *err);          /* --decompress / --decrypt of --target-dir */
 int cmd_xbstream_extract(const xb_options *o, xb_error *err); /* xbstream -x */
 int cmd_xbstream_list(const xb_options *o, xb_error *err);    /* xbstream --list */
+int cmd_verify(const xb_options *o, xb_error *err);          /* --verify: a backup checked against its manifest */
 int cmd_xbstream_create(const xb_options *o, xb_error *err);  /* xbstream -c FILE... */
 
 /* Invoked as "xbstream" or "mbstream": rewrite mbstream's short options that differ from

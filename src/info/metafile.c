@@ -19,6 +19,7 @@
 #include "info/backup_cnf.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "info/manifest.h"
 #include "info/mru.h"
 #include "platform/file.h"
 
@@ -87,7 +88,7 @@ int xb_metafile_rewrite(const char *dir, const char *name, const xb_text *t, xb_
 
 /* dir/name whole into *buf (malloc'ed, NUL-terminated), its length in *len. */
 static int slurp(const char *dir, const char *name, char *path, size_t pathn, char **buf, size_t *len,
-		 xb_error *err)
+		 uint64_t max, xb_error *err)
 {
 	*buf = NULL;
 	*len = 0;
@@ -103,7 +104,7 @@ static int slurp(const char *dir, const char *name, char *path, size_t pathn, ch
 	size_t n = 0, want = 0;
 	if (fstat(fd, &st))
 		rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(errno));
-	else if ((uint64_t)st.st_size > READ_MAX)
+	else if ((uint64_t)st.st_size > max)
 		rc = xb_err_set(err, XB_E_IO_READ, "%s holds %llu bytes: too large for a metadata file", path,
 				(unsigned long long)st.st_size);
 	else if (!(b = malloc((want = (size_t)st.st_size) + 1)))
@@ -219,13 +220,19 @@ int xb_metafile_load(const char *dir, const char *name, xb_lines_parser parse, v
 {
 	char path[4096], *buf;
 	size_t len;
-	int rc = slurp(dir, name, path, sizeof path, &buf, &len, err);
+	int rc = slurp(dir, name, path, sizeof path, &buf, &len, READ_MAX, err);
 	if (rc)
 		return rc;
 	xb_lines l = {path, buf, buf + len, 0};
 	rc = parse(&l, value, err);
 	free(buf);
 	return rc;
+}
+
+int xb_metafile_read_all(const char *dir, const char *name, uint64_t max, char **buf, size_t *len, xb_error *err)
+{
+	char path[4096];
+	return slurp(dir, name, path, sizeof path, buf, len, max, err);
 }
 
 /* What the two shaped readers pass through xb_metafile_load(). */
@@ -322,7 +329,7 @@ int xb_metafile_load_line(const char *dir, const char *name, char sep, size_t ma
 bool xb_metafile_stays_behind(const char *name)
 {
 	static const char *const names[] = {XB_BACKUP_CNF_FILE,   "xtrabackup_binary", XB_BINLOG_INFO_FILE,
-					    XB_CHECKPOINTS_FILE, XB_MRU_FILE,         NULL};
+					    XB_CHECKPOINTS_FILE, XB_MRU_FILE,         XB_MANIFEST_FILE, NULL};
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(name, names[i]))
 			return true;

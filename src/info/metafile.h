@@ -110,6 +110,11 @@ typedef int (*xb_lines_parser)(xb_lines *l, void *value, xb_error *err);
  * else what parse returns. */
 int xb_metafile_load(const char *dir, const char *name, xb_lines_parser parse, void *value, xb_error *err);
 
+/* Read dir/name whole (at most max bytes) into *buf (malloc'd, NUL-terminated,
+ * *len bytes), for a reader with its own limit (the manifest). Errors as
+ * xb_metafile_load(). */
+int xb_metafile_read_all(const char *dir, const char *name, uint64_t max, char **buf, size_t *len, xb_error *err);
+
 /* Takes the value of one key into the module's struct: false when the
  * value is bad. Keys it does not know it skips (returns true). */
 typedef bool (*xb_kv_parser)(xb_span key, xb_span val, void *value);
@@ -136,7 +141,8 @@ int xb_metafile_load_line(const char *dir, const char *name, char sep, size_t ma
 
 /* Is name, at the top of a backup, a metadata file that a restore leaves in
  * the backup (backup-my.cnf, xtrabackup_checkpoints, xtrabackup_binlog_info,
- * the old xtrabackup_binary, the MRU dump), as mariabackup does? The others
+ * the old xtrabackup_binary, the MRU dump; and the manifest, whose .pmap
+ * suffix mariabackup skips too), as mariabackup does? The others
  * (xtrabackup_info, xtrabackup_slave_info, ...) go to the datadir. */
 bool xb_metafile_stays_behind(const char *name);
 

@@ -24,7 +24,10 @@
  *     log files the server still needs (arialogs.c), record the binlog
  *     position and GTID (and replica / Galera positions), make the redo
  *     durable and copy it up to the server's LSN, stop the follower;
- *  6. BACKUP STAGE END, write the metadata files, xtrabackup_checkpoints last;
+ *  6. BACKUP STAGE END, write the metadata files, then the manifest (every
+ *     file written, with its size and CRC-32C computed on the way out:
+ *     target.c puts the checksumming filter first in both chains), then
+ *     xtrabackup_checkpoints last;
  *     with --history, then insert the backup's row (history.c).
  * No lock wait is unbounded (--lock-wait-timeout; lockwait.c names who holds
  * the lock). A signal (SIGINT, SIGTERM, SIGHUP) is honoured at every step
@@ -226,6 +229,9 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = step(c, "writing the metadata files", err)) || (rc = meta_write_binlog_info(c, err)) ||
 	    (rc = meta_write_backup_cnf(c, err)) || (rc = meta_write_info(c, err)) || (rc = target_finish(c, err)))
 		return rc;
+	if ((rc = step(c, "writing the manifest", err)) || (rc = meta_write_manifest(c, err)) ||
+	    (rc = target_finish(c, err)))
+		return rc;
 	if ((rc = step(c, "metadata written, before the completion marker", err)))
 		return rc;
 	xb_fault(XB_FAULT_BACKUP_BEFORE_MARKER);
@@ -247,6 +253,7 @@ int cmd_backup(const xb_options *o, xb_error *err)
 		return rc;
 	}
 	c->start_time = time(NULL);
+	pthread_mutex_init(&c->manifest_lock, NULL);
 	if (c->set.open_files_limit > 0) {
 		long got = xb_files_limit_raise(c->set.open_files_limit);
 		if (got < c->set.open_files_limit)
@@ -281,6 +288,8 @@ int cmd_backup(const xb_options *o, xb_error *err)
 	bfile_list_free(&c->files);
 	ddl_touched_free(c);
 	aria_logs_free(c);
+	xb_manifest_free(&c->manifest);
+	pthread_mutex_destroy(&c->manifest_lock);
 	free(c);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #ifndef XB_BACKUP_INT_H
 #define XB_BACKUP_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 
 #include "common/error.h"
 #include "db/server.h"
+#include "info/manifest.h"
 #include "info/xbinfo.h"
 #include "settings.h"
 #include "sink/sink.h"
@@ -127,6 +129,8 @@ typedef struct backup_ctx {
 	struct aria_logs *aria;        /* the Aria log files held open under BLOCK_COMMIT (arialogs.c), NULL outside */
 	_Atomic bool copy_stop;        /* the backup failed (server gone, redo copy failed, a copy failed, a signal): copies stop at their next chunk */
 	const char *step;              /* what the backup is doing now, named in the error of a signal */
+	xb_manifest manifest;          /* every file the sinks published, with size and CRC-32C (meta_note_file) */
+	pthread_mutex_t manifest_lock; /* serialises the copy threads' additions to manifest */
 } backup_ctx;
 
 /* scan.c; scan_check_excludes: --databases-exclude may name no database of the
@@ -230,6 +234,11 @@ int meta_write_galera_info(backup_ctx *c, xb_error *err);
 int meta_write_backup_cnf(backup_ctx *c, xb_error *err);
 int meta_write_info(backup_ctx *c, xb_error *err);
 int meta_write_checkpoints(backup_ctx *c, xb_error *err);
+/* the checksumming filter's report of a published file (sink/sink_sum.h; any
+ * thread): into c->manifest, with the space id and page count of a
+ * tablespace; the manifest written, just before xtrabackup_checkpoints */
+void meta_note_file(void *ctx, const char *relpath, uint64_t size, uint32_t crc, const uint8_t *head, size_t head_len);
+int meta_write_manifest(backup_ctx *c, xb_error *err);
 
 /* history.c: --history. Before the copy, make sure the table exists in the
  * current definition and that the user may insert into it (a missing

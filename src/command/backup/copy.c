@@ -39,6 +39,7 @@
 #include "platform/clock.h"
 #include "platform/ioprio.h"
 #include "sink/sink_dir_ext.h"
+#include "sink/sink_sum.h"
 
 int copy_limiter_open(backup_ctx *c, xb_error *err)
 {
@@ -262,10 +263,10 @@ int copy_innodb_all(backup_ctx *c, pacer *pc, xb_error *err)
 		xb_info("Copying %zu InnoDB files (%.1f MiB) with %d thread%s", n, (double)total / 1048576.0, nthreads,
 			nthreads > 1 ? "s" : "");
 	double t0 = xb_clock_sec();
-	uint64_t holes0 = xb_sink_dir_holes(c->sink);
+	uint64_t holes0 = xb_sink_dir_holes(xb_sink_sum_inner(c->sink));
 	int rc = xb_parallel_run(&cfg, err);
 	double secs = xb_clock_sec() - t0;
-	uint64_t holes = xb_sink_dir_holes(c->sink) - holes0;
+	uint64_t holes = xb_sink_dir_holes(xb_sink_sum_inner(c->sink)) - holes0;
 	if (!rc && holes)
 		xb_info("Copied the InnoDB files in %.1f s (%.0f MB/s); %.1f MiB of never-used zero blocks were left as holes",
 			secs, secs > 0 ? (double)total / secs / 1e6 : 0.0, (double)holes / 1048576.0);

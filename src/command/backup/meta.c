@@ -5,7 +5,10 @@
  * backup-my.cnf and xtrabackup_info are written before the completion
  * marker xtrabackup_checkpoints, which is written last: a directory without
  * it is an incomplete backup, and both mariabackup --prepare and ours refuse
- * it. xtrabackup_info records the command line with secrets masked; what
+ * it. The manifest (info/manifest.h) is written just before the marker: it
+ * lists every file the sinks published, with the size and CRC-32C the
+ * checksumming filter (sink/sink_sum.h) computed as the bytes went out.
+ * xtrabackup_info records the command line with secrets masked; what
  * it says stays in the context for the --history row (history.c).
  * Here the values are gathered from the backup and the server; each file's
  * format is its module's in src/info/.
@@ -22,9 +25,11 @@
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
 #include "info/galera_info.h"
+#include "info/manifest.h"
 #include "info/slave_info.h"
 #include "info/xbinfo.h"
 #include "innodb/inventory.h"
+#include "innodb/page.h"
 
 static int extra_lsndir_put(backup_ctx *c, const char *name, const xb_text *t, xb_error *err)
 {
@@ -226,4 +231,46 @@ int meta_write_checkpoints(backup_ctx *c, xb_error *err)
 	xb_text t = {0};
 	xb_checkpoints_format(&cp, &t);
 	return put_file(c, XB_CHECKPOINTS_FILE, &t, true, err);
+}
+
+void meta_note_file(void *ctx, const char *relpath, uint64_t size, uint32_t crc, const uint8_t *head, size_t head_len)
+{
+	backup_ctx *c = ctx;
+	if (!strcmp(relpath, XB_MANIFEST_FILE) || !strcmp(relpath, XB_CHECKPOINTS_FILE))
+		return;
+	const char *base = xb_path_base(relpath);
+	uint32_t space = XB_MANIFEST_NO_SPACE, physical = 0;
+	uint64_t pages = 0;
+	if (inv_is_innodb_name(base) && !inv_is_redo_name(base)) {
+		uint32_t fallback = c->lay.page_size ? c->lay.page_size : 16384;
+		/* only a .ibd has its own page 0; the system and undo files use the server's page size */
+		if (innodb_page0_head(head, head_len, fallback, &space, &physical)) {
+			if (!inv_is_table_file(base))
+				physical = fallback;
+			pages = size / physical;
+		} else {
+			space = XB_MANIFEST_NO_SPACE;
+		}
+	}
+	pthread_mutex_lock(&c->manifest_lock);
+	xb_manifest_put(&c->manifest, relpath, size, crc, space, pages);
+	pthread_mutex_unlock(&c->manifest_lock);
+}
+
+int meta_write_manifest(backup_ctx *c, xb_error *err)
+{
+	xb_text t = {0};
+	pthread_mutex_lock(&c->manifest_lock);
+	c->manifest.state = XB_MANIFEST_BACKUP;
+	xb_manifest_format(&c->manifest, &t);
+	size_t n = c->manifest.n;
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		bytes += c->manifest.v[i].size;
+	pthread_mutex_unlock(&c->manifest_lock);
+	int rc = put(c, XB_MANIFEST_FILE, &t, err);
+	if (!rc)
+		xb_info("Manifest %s: %zu files, %llu bytes, with their CRC-32C", XB_MANIFEST_FILE, n,
+			(unsigned long long)bytes);
+	return rc;
 }

@@ -11,6 +11,9 @@
  * stdout (--stream=xbstream or tar). Two filter chains lead into it:
  *   data files and the redo copy:  zstd (--compress) -> AES-GCM (--encrypt)
  *   metadata files:                                    AES-GCM (--encrypt)
+ * Both chains start with the checksumming filter (sink/sink_sum.h), which
+ * reports every published file's size and CRC-32C of its plain bytes to the
+ * manifest (meta_note_file), whatever follows it.
  * Metadata (xtrabackup_checkpoints, xtrabackup_info, backup-my.cnf, ...) is
  * never compressed, as with mariabackup, so tools read it without a
  * decompressor; with --encrypt it is encrypted like everything else, and
@@ -36,6 +39,7 @@
 #include "platform/dir.h"
 #include "sink/sink_crypt.h"
 #include "sink/sink_remote.h"
+#include "sink/sink_sum.h"
 #include "sink/sink_tar.h"
 #include "sink/sink_xbstream.h"
 #include "sink/sink_zstd.h"
@@ -181,6 +185,10 @@ int target_open(backup_ctx *c, xb_error *err)
 			xb_sink_free(c->sink);
 		c->sink = z;
 	}
+	if (c->sink)
+		c->sink = xb_sink_sum_open(c->sink, meta_note_file, c, err);
+	if (c->meta_sink)
+		c->meta_sink = xb_sink_sum_open(c->meta_sink, meta_note_file, c, err);
 	c->target_is_local_dir = t->kind == TARGET_DIR && !key && !t->compress;
 	memset(keybuf, 0, sizeof keybuf);
 	if (!c->sink || !c->meta_sink)

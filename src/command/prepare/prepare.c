@@ -3,10 +3,14 @@
  *
  * Sequence: check that --target-dir is a full backup (xtrabackup_checkpoints),
  * take an exclusive lock on the directory so two prepares never run on it at
- * once, carry out the DDL markers (markers.c), run InnoDB crash recovery on
+ * once, check the directory against its manifest (command/verify/verify.h:
+ * a damaged backup is refused untouched) and mark the manifest "preparing"
+ * (so a rerun after an interruption checks the files a prepare writes only
+ * for what it never changes), carry out the DDL markers (markers.c), run InnoDB crash recovery on
  * the directory (innodb/recovery/driver.h: the redo copy is applied to
  * the datafiles, which are fsynced, and the log is replaced by an empty one),
- * then rewrite xtrabackup_checkpoints with backup_type = log-applied, last.
+ * then rewrite the manifest to describe the prepared tree and
+ * xtrabackup_checkpoints with backup_type = log-applied, last.
  * Every step can be repeated: pages that already carry a record's LSN skip
  * it, markers are removed when done, the log is replaced atomically. So a
  * prepare that was killed can simply be run again, and preparing a prepared
@@ -30,6 +34,7 @@
 #include "info/backup_cnf.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "command/verify/verify.h"
 #include "platform/file.h"
 
 typedef xb_checkpoints checkpoints;
@@ -62,7 +67,7 @@ static int do_markers(void *ctx, xb_error *err)
 	return rc;
 }
 
-static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_error *err)
+static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, xb_error *err)
 {
 	int rc;
 	recovery_opts ro = {.dir = dir,
@@ -108,6 +113,9 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_er
 	/* the buffer-pool dump, sorted and checked against the tablespaces: before the marker */
 	if ((rc = warm_prepare(dir, err)))
 		return rc;
+	/* the manifest describes the prepared tree before the marker says it is prepared */
+	if (m && (rc = verify_refresh(dir, m, s->threads, err)))
+		return rc;
 	xb_fault(XB_FAULT_PREPARE_BEFORE_MARKER);
 	rc = xb_checkpoints_rewrite(dir, c, err);
 	if (rc)
@@ -152,8 +160,17 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		xb_err_set(err, XB_E_TARGET, "%s is locked by another process (another --prepare running?)", dir);
 		return xb_err_hint(err, "wait for it to finish");
 	}
-	xb_fault(XB_FAULT_PREPARE_STARTED);
-	rc = run(&s, dir, &c, err);
+	verify_result vr;
+	xb_manifest m;
+	xb_manifest_init(&m);
+	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, &m, &vr, err);
+	if (!rc && vr.have_manifest)
+		rc = verify_mark(dir, &m, XB_MANIFEST_PREPARING, err);
+	if (!rc) {
+		xb_fault(XB_FAULT_PREPARE_STARTED);
+		rc = run(&s, dir, &c, vr.have_manifest ? &m : NULL, err);
+	}
+	xb_manifest_free(&m);
 	close(dfd);
 	return rc;
 }

@@ -3,7 +3,7 @@
  * where a server will start from it.
  *
  * Sequence: the backup must be prepared (xtrabackup_checkpoints says
- * log-applied); the layout comes from the option files (layout.c); the plan
+ * log-applied) and match its manifest (command/verify/verify.h); the layout comes from the option files (layout.c); the plan
  * is built and checked before anything is written, so a refused restore
  * changes nothing. Then --parallel workers take files largest first. A copy
  * goes to "<dst>.xbrestore" (data extents only, so sparse files stay sparse,
@@ -38,6 +38,7 @@
 #include "common/progress.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "command/verify/verify.h"
 #include "info/mru.h"
 #include "info/slave_info.h"
 #include "platform/dir.h"
@@ -345,6 +346,9 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			   dir, cp.backup_type);
 		return xb_err_hint(err, "run xtrabackup --prepare --target-dir=%s first", dir);
 	}
+	verify_result vr;
+	if ((rc = verify_backup(dir, move ? "--move-back" : "--copy-back", cp.backup_type, s.parallel, NULL, &vr, err)))
+		return rc;
 	restore_layout l;
 	rplan p;
 	memset(&p, 0, sizeof p);

@@ -1,0 +1,511 @@
+/*
+ * verify.c - a backup directory checked against its manifest (see verify.h).
+ *
+ * The directory is listed whole (recursively), then every listed file is
+ * matched with its manifest entry by path. Files whose content must be
+ * checked are read on --parallel workers (common/parallel.h), each with its
+ * own 1 MiB buffer, and their CRC-32C compared; the others are only
+ * stat'ed, or have page 0's space id read. Findings are counted by kind
+ * (missing, extra, changed) and the first few named, so the one error line
+ * says where to look however large the damage.
+ */
+#include "verify.h"
+#include "settings.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "common/log.h"
+#include "common/parallel.h"
+#include "common/path.h"
+#include "info/checkpoints.h"
+#include "info/binlog_info.h"
+#include "info/markers.h"
+#include "info/mru.h"
+#include "innodb/bpdump.h"
+#include "innodb/crc32c.h"
+#include "innodb/inventory.h"
+#include "innodb/page.h"
+#include "platform/clock.h"
+#include "platform/dir.h"
+#include "platform/file.h"
+
+#define NAMED_MAX 4           /* files named in the error line */
+#define READ_BUF (1u << 20)   /* bytes a reader reads at a time */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+bool verify_prepare_writes(const char *rel)
+{
+	const char *base = xb_path_base(rel);
+	bool top = base == rel;
+	if (inv_is_innodb_name(base))
+		return true;
+	if (ends_with(base, XB_MARKER_DEL) || ends_with(base, XB_MARKER_REN) || ends_with(base, XB_MARKER_NEW) ||
+	    ends_with(base, ".xbtmp") || ends_with(base, ".xbren"))
+		return true;
+	return top && (!strcmp(base, BP_TEXT_NAME) || !strcmp(base, BP_LRU_NAME) || !strcmp(base, XB_MRU_FILE) ||
+		       !strcmp(base, XB_BINLOG_POS_INNODB_FILE));
+}
+
+/* ---- listing the directory */
+
+typedef struct dfile {
+	char *rel;                    /* path inside the backup */
+	uint64_t size;                /* its size */
+	const xb_manifest_entry *e;   /* its entry, NULL: extra */
+	bool read;                    /* its checksum is to be computed */
+	uint32_t crc;                 /* computed checksum */
+} dfile;
+
+typedef struct listing {
+	const char *top;              /* the backup directory */
+	dfile *v;                     /* the files */
+	size_t n, cap;                /* count, capacity */
+} listing;
+
+static int list_dir(listing *l, const char *rel, xb_error *err);
+
+static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	listing *l = ctx;
+	const char *rel0 = strlen(e->path) > strlen(l->top) ? e->path + strlen(l->top) + 1 : e->name;
+	if (e->is_dir)
+		return list_dir(l, rel0, err);
+	if (!e->is_file)
+		return 0;
+	if (rel0 == e->name || !strchr(rel0, '/')) {
+		if (!strcmp(e->name, XB_MANIFEST_FILE) || !strcmp(e->name, XB_CHECKPOINTS_FILE))
+			return 0;
+	}
+	struct stat st;
+	if (stat(e->path, &st))
+		return xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", e->path, strerror(errno));
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 256;
+		dfile *nv = realloc(l->v, nc * sizeof *nv);
+		if (!nv)
+			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		l->v = nv;
+		l->cap = nc;
+	}
+	dfile *f = &l->v[l->n];
+	memset(f, 0, sizeof *f);
+	if (!(f->rel = strdup(rel0)))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	f->size = (uint64_t)st.st_size;
+	l->n++;
+	return 0;
+}
+
+static int list_dir(listing *l, const char *rel, xb_error *err)
+{
+	char path[4096];
+	int rc = rel ? xb_path_join(path, sizeof path, l->top, rel, err) : 0;
+	if (rc)
+		return rc;
+	return xb_dir_each(rel ? path : l->top, 0, list_entry, l, err);
+}
+
+static void listing_free(listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].rel);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- reading */
+
+typedef struct reader {
+	listing *l;                   /* the files */
+	size_t *todo;                 /* indexes of the files to read */
+	uint64_t bytes;               /* bytes read (atomic) */
+} reader;
+
+static int reader_start(void *ctx, int worker, void **wstate, xb_error *err)
+{
+	if (!(*wstate = malloc(READ_BUF)))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	return 0;
+}
+
+static void reader_end(void *ctx, int worker, void *wstate)
+{
+	free(wstate);
+}
+
+/* CRC-32C of the file path (its size: *size). */
+static int file_crc(const char *path, char *buf, uint32_t *crc, uint64_t *size, xb_error *err)
+{
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
+	xb_file_advise(fd, 0, 0, XB_ADVISE_SEQUENTIAL);
+	uint32_t c = 0;
+	uint64_t n = 0;
+	int rc = 0;
+	for (;;) {
+		ssize_t k = read(fd, buf, READ_BUF);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(errno));
+			break;
+		}
+		if (k == 0)
+			break;
+		c = crc32c_update(c, buf, (size_t)k);
+		n += (uint64_t)k;
+	}
+	close(fd);
+	*crc = c;
+	*size = n;
+	return rc;
+}
+
+static int reader_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
+{
+	reader *r = ctx;
+	dfile *f = &r->l->v[r->todo[i]];
+	char path[4096];
+	int rc = xb_path_join(path, sizeof path, r->l->top, f->rel, err);
+	uint64_t n = 0;
+	if (!rc)
+		rc = file_crc(path, wstate, &f->crc, &n, err);
+	f->size = n;
+	__atomic_fetch_add(&r->bytes, n, __ATOMIC_RELAXED);
+	return rc;
+}
+
+/* Compute the checksum of every file marked read. */
+static int read_all(listing *l, int threads, uint64_t *bytes, xb_error *err)
+{
+	reader r = {.l = l};
+	size_t n = 0;
+	if (l->n && !(r.todo = malloc(l->n * sizeof *r.todo)))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].read)
+			r.todo[n++] = i;
+	xb_parallel_cfg cfg = {.threads = threads < 1 ? 1 : threads,
+			       .jobs = n,
+			       .ctx = &r,
+			       .job = reader_job,
+			       .worker_start = reader_start,
+			       .worker_end = reader_end};
+	int rc = n ? xb_parallel_run(&cfg, err) : 0;
+	free(r.todo);
+	*bytes = r.bytes;
+	return rc;
+}
+
+/* ---- the check */
+
+typedef struct findings {
+	size_t missing, extra, changed; /* counts */
+	char named[NAMED_MAX][320];     /* the first few, described */
+	size_t n_named;                 /* how many are in named */
+} findings;
+
+static void found(findings *fd, size_t *count, const char *what, const char *rel, const char *detail)
+{
+	(*count)++;
+	if (fd->n_named < NAMED_MAX)
+		snprintf(fd->named[fd->n_named++], sizeof fd->named[0], "%s %s%s%s", rel, what, detail ? ": " : "",
+			 detail ? detail : "");
+}
+
+/* Does a DDL marker of the manifest remove or rename the tablespace rel (db/t.ibd)? */
+static bool marker_covers(const xb_manifest *m, const char *rel)
+{
+	if (!ends_with(rel, ".ibd"))
+		return false;
+	char base[4096];
+	size_t n = strlen(rel) - 4;
+	if (n + 5 > sizeof base)
+		return false;
+	static const char *const ext[] = {XB_MARKER_DEL, XB_MARKER_REN, XB_MARKER_NEW};
+	for (int i = 0; i < 3; i++) {
+		snprintf(base, sizeof base, "%.*s%s", (int)n, rel, ext[i]);
+		if (xb_manifest_find(m, base))
+			return true;
+	}
+	return false;
+}
+
+/* The space id and physical page size (fallback when the flags say none)
+ * the first page of path gives, or false. */
+static bool head_of(const char *top, const char *rel, uint32_t fallback, uint32_t *space, uint32_t *phys)
+{
+	char path[4096];
+	uint8_t head[FSP_SPACE_FLAGS + 4];
+	if (xb_path_join(path, sizeof path, top, rel, NULL))
+		return false;
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
+	if (fd < 0)
+		return false;
+	ssize_t k = pread(fd, head, sizeof head, 0);
+	close(fd);
+	return k == (ssize_t)sizeof head && innodb_page0_head(head, sizeof head, fallback, space, phys);
+}
+
+static bool space_of(const char *top, const char *rel, uint32_t *space)
+{
+	uint32_t phys;
+	return head_of(top, rel, 16384, space, &phys);
+}
+
+static int compare(const char *dir, const xb_manifest *m, listing *l, bool relaxed, findings *fd, xb_error *err)
+{
+	/* extra files, and which files to read */
+	for (size_t i = 0; i < l->n; i++) {
+		dfile *f = &l->v[i];
+		f->e = xb_manifest_find(m, f->rel);
+		bool soft = relaxed && verify_prepare_writes(f->rel);
+		if (!f->e) {
+			if (!soft)
+				found(fd, &fd->extra, "is not in the manifest", f->rel, NULL);
+			continue;
+		}
+		if (soft)
+			continue;
+		if (f->size != f->e->size) {
+			char d[96];
+			snprintf(d, sizeof d, "%llu bytes, the manifest says %llu", (unsigned long long)f->size,
+				 (unsigned long long)f->e->size);
+			found(fd, &fd->changed, "changed", f->rel, d);
+			continue;
+		}
+		f->read = true;
+	}
+	/* missing files, and what a prepare never changes */
+	for (size_t i = 0; i < m->n; i++) {
+		const xb_manifest_entry *e = &m->v[i];
+		const dfile *f = NULL;
+		for (size_t lo = 0, hi = l->n; lo < hi;) { /* l is sorted by path (below) */
+			size_t mid = lo + (hi - lo) / 2;
+			int c = strcmp(l->v[mid].rel, e->path);
+			if (!c) {
+				f = &l->v[mid];
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		bool soft = relaxed && verify_prepare_writes(e->path);
+		const char *base = xb_path_base(e->path);
+		bool tablespace = inv_is_innodb_name(base) && !inv_is_redo_name(base);
+		if (!f) {
+			if (!soft || (tablespace && !marker_covers(m, e->path)))
+				found(fd, &fd->missing, "is missing", e->path, NULL);
+			continue;
+		}
+		if (!soft || !tablespace)
+			continue;
+		if (inv_is_table_file(base) && f->size < e->size) {
+			char d[96];
+			snprintf(d, sizeof d, "%llu bytes, smaller than the %llu of the manifest",
+				 (unsigned long long)f->size, (unsigned long long)e->size);
+			found(fd, &fd->changed, "changed", e->path, d);
+			continue;
+		}
+		uint32_t space;
+		if (e->space_id != XB_MANIFEST_NO_SPACE && inv_is_table_file(base) &&
+		    (!space_of(dir, e->path, &space) || space != e->space_id)) {
+			char d[96];
+			snprintf(d, sizeof d, "its space id is not the %u of the manifest", e->space_id);
+			found(fd, &fd->changed, "changed", e->path, d);
+		}
+	}
+	return 0;
+}
+
+static int by_rel(const void *a, const void *b)
+{
+	return strcmp(((const dfile *)a)->rel, ((const dfile *)b)->rel);
+}
+
+static int damaged(const char *dir, const char *command, const findings *fd, xb_error *err)
+{
+	char list[NAMED_MAX * 330] = "";
+	size_t off = 0;
+	for (size_t i = 0; i < fd->n_named; i++)
+		off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", i ? "; " : "", fd->named[i]);
+	size_t total = fd->missing + fd->extra + fd->changed;
+	xb_err_set(err, XB_E_BACKUP_DAMAGED,
+		   "the backup in %s does not match its manifest (%zu missing, %zu changed, %zu extra): %s%s; %s "
+		   "changed nothing",
+		   dir, fd->missing, fd->changed, fd->extra, list, total > fd->n_named ? "; ..." : "", command);
+	return xb_err_hint(err, "the backup was altered or damaged since it was written: use another copy of it "
+				"(or put back what changed), or take a new backup; --verify --target-dir=%s checks it again",
+			   dir);
+}
+
+int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, xb_manifest *out,
+		  verify_result *res, xb_error *err)
+{
+	memset(res, 0, sizeof *res);
+	double t0 = xb_clock_sec();
+	xb_manifest m;
+	int rc = xb_manifest_read(dir, &m, err);
+	if (rc == XB_E_MISSING_FILE) {
+		xb_warn("%s holds no %s (a backup taken by mariabackup or an older xtrabackup): its files cannot be "
+			"checked",
+			dir, XB_MANIFEST_FILE);
+		if (err)
+			xb_err_clear(err);
+		return 0;
+	}
+	if (rc) {
+		if (rc != XB_E_BACKUP_DAMAGED)
+			return rc;
+		return xb_err_hint(err, "the manifest is damaged, so the backup cannot be checked: use another copy of "
+					"the backup; %s changed nothing",
+				   command);
+	}
+	res->have_manifest = true;
+	res->state = m.state;
+	bool prepared = backup_type && !strcmp(backup_type, "log-applied");
+	res->relaxed = m.state == XB_MANIFEST_PREPARING || (m.state == XB_MANIFEST_BACKUP && prepared);
+	if (m.state == XB_MANIFEST_PREPARING)
+		xb_info("A --prepare of %s began and did not finish: the files it writes are checked for what it never "
+			"changes (presence, space id, size), the others in full",
+			dir);
+	else if (res->relaxed)
+		xb_info("%s was prepared by another tool: its manifest describes the backup before the prepare, so the "
+			"files a prepare writes are checked for presence, space id and size, the others in full",
+			dir);
+	listing l = {.top = dir};
+	findings fd;
+	memset(&fd, 0, sizeof fd);
+	if (!(rc = list_dir(&l, NULL, err))) {
+		if (l.n > 1)
+			qsort(l.v, l.n, sizeof *l.v, by_rel);
+		rc = compare(dir, &m, &l, res->relaxed, &fd, err);
+	}
+	if (!rc)
+		rc = read_all(&l, threads, &res->bytes, err);
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		const dfile *f = &l.v[i];
+		if (!f->read)
+			continue;
+		if (f->size != f->e->size) {
+			char d[96];
+			snprintf(d, sizeof d, "%llu bytes, the manifest says %llu", (unsigned long long)f->size,
+				 (unsigned long long)f->e->size);
+			found(&fd, &fd.changed, "changed", f->rel, d);
+		} else if (f->crc != f->e->crc) {
+			char d[96];
+			snprintf(d, sizeof d, "CRC-32C %08x, the manifest says %08x", f->crc, f->e->crc);
+			found(&fd, &fd.changed, "changed", f->rel, d);
+		}
+	}
+	res->files = l.n;
+	listing_free(&l);
+	if (!rc && fd.missing + fd.extra + fd.changed)
+		rc = damaged(dir, command, &fd, err);
+	res->seconds = xb_clock_sec() - t0;
+	if (!rc)
+		xb_info("Checked %s against its manifest: %llu files, %llu bytes read (CRC-32C) in %.1f s", dir,
+			(unsigned long long)res->files, (unsigned long long)res->bytes, res->seconds);
+	if (!rc && out)
+		*out = m;
+	else
+		xb_manifest_free(&m);
+	return rc;
+}
+
+int verify_mark(const char *dir, xb_manifest *m, xb_manifest_state state, xb_error *err)
+{
+	m->state = state;
+	return xb_manifest_rewrite(dir, m, err);
+}
+
+int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err)
+{
+	listing l = {.top = dir};
+	int rc = list_dir(&l, NULL, err);
+	uint64_t bytes = 0;
+	if (!rc) {
+		for (size_t i = 0; i < l.n; i++) {
+			const xb_manifest_entry *e = xb_manifest_find(m, l.v[i].rel);
+			l.v[i].read = !e || verify_prepare_writes(l.v[i].rel) || e->size != l.v[i].size;
+		}
+		rc = read_all(&l, threads, &bytes, err);
+	}
+	xb_manifest fresh;
+	xb_manifest_init(&fresh);
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		const dfile *f = &l.v[i];
+		const xb_manifest_entry *e = xb_manifest_find(m, f->rel);
+		if (!f->read) {
+			xb_manifest_put(&fresh, e->path, e->size, e->crc, e->space_id, e->pages);
+			continue;
+		}
+		const char *base = xb_path_base(f->rel);
+		uint32_t space = XB_MANIFEST_NO_SPACE;
+		uint64_t pages = 0;
+		uint32_t phys;
+		if (inv_is_innodb_name(base) && !inv_is_redo_name(base) && head_of(dir, f->rel, 16384, &space, &phys)) {
+			/* the page size the backup found (the system and undo files follow
+			 * the server's, not their first page), else the file's own flags */
+			if (e && e->pages)
+				phys = (uint32_t)(e->size / e->pages);
+			pages = phys ? f->size / phys : 0;
+		}
+		xb_manifest_put(&fresh, f->rel, f->size, f->crc, space, pages);
+	}
+	listing_free(&l);
+	if (!rc && fresh.nomem)
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	if (!rc) {
+		fresh.state = XB_MANIFEST_PREPARED;
+		rc = xb_manifest_rewrite(dir, &fresh, err);
+	}
+	if (!rc)
+		xb_info("Manifest rewritten for the prepared backup: %zu files (%llu bytes read again)", fresh.n,
+			(unsigned long long)bytes);
+	xb_manifest_free(&fresh);
+	return rc;
+}
+
+/* ---- --verify */
+
+int cmd_verify(const xb_options *o, xb_error *err)
+{
+	verify_settings s;
+	int rc = verify_settings_resolve(o, &s, err);
+	if (rc)
+		return rc;
+	xb_checkpoints cp;
+	if ((rc = xb_checkpoints_read(s.dir, &cp, err)))
+		return rc;
+	xb_manifest m;
+	char path[4096];
+	if ((rc = xb_path_join(path, sizeof path, s.dir, XB_MANIFEST_FILE, err)))
+		return rc;
+	if (access(path, F_OK)) {
+		xb_err_set(err, XB_E_MISSING_FILE, "%s: no manifest, so the backup cannot be checked", path);
+		return xb_err_hint(err, "backups by mariabackup and by older versions of xtrabackup have none; a backup "
+					"of this version that lacks it was damaged");
+	}
+	verify_result res;
+	if ((rc = verify_backup(s.dir, "--verify", cp.backup_type, s.threads, &m, &res, err)))
+		return rc;
+	xb_manifest_free(&m);
+	xb_log_raw("verified %llu files, %llu bytes%s", (unsigned long long)res.files, (unsigned long long)res.bytes,
+		   res.relaxed ? " (the files a prepare writes: presence, space id and size only)" : "");
+	return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * verify.h - checking a backup directory against its manifest
+ * (info/manifest.h, doc/backup-directory.md §13), and the --verify command.
+ *
+ * verify_backup() is what --prepare, --copy-back, --move-back and --verify
+ * run before anything else: every file the manifest lists must be there
+ * with its size and CRC-32C, and no other file may be (the manifest itself
+ * and xtrabackup_checkpoints aside). The files are read on --parallel
+ * threads. One error line, XB_E_BACKUP_DAMAGED, names the first few files
+ * that are missing, extra or changed and counts them all; nothing is
+ * changed.
+ *
+ * A prepare changes the files it applies the redo log to. So when the tree
+ * is not what the manifest's state says it is - a --prepare began on it
+ * and did not finish (state "preparing"), or another tool prepared it
+ * (state "backup" but xtrabackup_checkpoints says log-applied) - the files
+ * a prepare may write (verify_prepare_writes()) are checked for what a
+ * prepare never changes: a tablespace is present (unless a DDL marker of
+ * the backup removes or renames it), keeps its space id and does not
+ * shrink; the redo log, the DDL markers, the buffer-pool dump and the
+ * binlog position file may differ, vanish or appear. Every other file is
+ * checked in full.
+ *
+ * verify_refresh() makes the manifest describe the prepared tree at the end
+ * of a --prepare: the files a prepare may write are read again, the others
+ * keep their entries (checked at the start).
+ */
+#ifndef XB_VERIFY_H
+#define XB_VERIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "info/manifest.h"
+
+/* What a check found. */
+typedef struct verify_result {
+	bool have_manifest;  /* the backup has a manifest (else nothing was checked) */
+	bool relaxed;        /* the files a prepare writes were checked for what it never changes */
+	xb_manifest_state state; /* the manifest's state */
+	uint64_t files;      /* files checked */
+	uint64_t bytes;      /* bytes read for their checksums */
+	double seconds;      /* how long it took */
+} verify_result;
+
+/* Check dir against its manifest for command (e.g. "--prepare", in
+ * messages) with threads readers; backup_type is xtrabackup_checkpoints'.
+ * A backup without a manifest: one warning, 0, have_manifest false (the
+ * caller decides). XB_E_BACKUP_DAMAGED (or the reading error) otherwise.
+ * m (may be NULL) receives the manifest read (free it). */
+int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, xb_manifest *m,
+		  verify_result *res, xb_error *err);
+
+/* Is rel (a path inside a backup) a file a prepare may write, create,
+ * rename or remove? */
+bool verify_prepare_writes(const char *rel);
+
+/* Rewrite dir's manifest m with state (atomic). */
+int verify_mark(const char *dir, xb_manifest *m, xb_manifest_state state, xb_error *err);
+
+/* At the end of a --prepare: m (checked at its start) made to describe dir
+ * as it is now, state prepared, written. */
+int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err);
+
+#endif

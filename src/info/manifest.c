@@ -1,0 +1,283 @@
+/*
+ * manifest.c - writing and reading the backup manifest (see manifest.h,
+ * doc/backup-directory.md §13).
+ *
+ * Entries are kept in an array; xb_manifest_put() appends (or replaces the
+ * entry of a path written again, found by a linear search from the end,
+ * which is where a rewrite usually is: the lists are a few thousand files)
+ * and the array is sorted once before it is written or searched. The reader
+ * checks every field and the trailer, so a cut or edited file is refused
+ * with the line that is wrong.
+ */
+#include "info/manifest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/path.h"
+
+#define MANIFEST_MAX (1ull << 30) /* a manifest larger than this is not one */
+
+static const char *const state_names[] = {"backup", "preparing", "prepared"};
+
+const char *xb_manifest_state_name(xb_manifest_state s)
+{
+	return (unsigned)s < 3 ? state_names[s] : "?";
+}
+
+void xb_manifest_init(xb_manifest *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void xb_manifest_free(xb_manifest *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	xb_manifest_init(m);
+}
+
+void xb_manifest_put(xb_manifest *m, const char *path, uint64_t size, uint32_t crc, uint32_t space_id,
+		     uint64_t pages)
+{
+	xb_manifest_entry *e = NULL;
+	for (size_t i = m->n; i-- > 0;)
+		if (!strcmp(m->v[i].path, path)) {
+			e = &m->v[i];
+			break;
+		}
+	if (!e) {
+		if (m->n == m->cap) {
+			size_t nc = m->cap ? m->cap * 2 : 256;
+			xb_manifest_entry *nv = realloc(m->v, nc * sizeof *nv);
+			if (!nv) {
+				m->nomem = true;
+				return;
+			}
+			m->v = nv;
+			m->cap = nc;
+		}
+		char *p = strdup(path);
+		if (!p) {
+			m->nomem = true;
+			return;
+		}
+		e = &m->v[m->n++];
+		e->path = p;
+	}
+	e->size = size;
+	e->crc = crc;
+	e->space_id = space_id;
+	e->pages = space_id == XB_MANIFEST_NO_SPACE ? 0 : pages;
+}
+
+void xb_manifest_remove(xb_manifest *m, const char *path)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].path, path)) {
+			free(m->v[i].path);
+			memmove(&m->v[i], &m->v[i + 1], (m->n - i - 1) * sizeof *m->v);
+			m->n--;
+			return;
+		}
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const xb_manifest_entry *)a)->path, ((const xb_manifest_entry *)b)->path);
+}
+
+void xb_manifest_sort(xb_manifest *m)
+{
+	if (m->n > 1)
+		qsort(m->v, m->n, sizeof *m->v, by_path);
+}
+
+xb_manifest_entry *xb_manifest_find(const xb_manifest *m, const char *path)
+{
+	xb_manifest_entry key = {.path = (char *)path};
+	return m->n ? bsearch(&key, m->v, m->n, sizeof *m->v, by_path) : NULL;
+}
+
+void xb_manifest_format(xb_manifest *m, xb_text *t)
+{
+	xb_manifest_sort(m);
+	if (m->nomem)
+		t->nomem = true;
+	xb_text_add(t, "xtrabackup-manifest %d %s\n", XB_MANIFEST_VERSION, xb_manifest_state_name(m->state));
+	for (size_t i = 0; i < m->n; i++) {
+		const xb_manifest_entry *e = &m->v[i];
+		if (e->space_id == XB_MANIFEST_NO_SPACE)
+			xb_text_add(t, "%08x %llu - - %s\n", e->crc, (unsigned long long)e->size, e->path);
+		else
+			xb_text_add(t, "%08x %llu %u %llu %s\n", e->crc, (unsigned long long)e->size, e->space_id,
+				    (unsigned long long)e->pages, e->path);
+	}
+	xb_text_add(t, "end %zu\n", m->n);
+}
+
+/* The next blank-separated field of line from *pos (the last one: the rest). */
+static bool field(xb_span line, size_t *pos, bool rest, xb_span *out)
+{
+	size_t i = *pos;
+	if (i >= line.n || line.s[i] == ' ')
+		return false;
+	size_t j = i;
+	if (rest)
+		j = line.n;
+	else
+		while (j < line.n && line.s[j] != ' ')
+			j++;
+	*out = (xb_span){line.s + i, j - i};
+	*pos = j < line.n ? j + 1 : j;
+	return rest || j < line.n;
+}
+
+static bool hex32(xb_span v, uint32_t *out)
+{
+	if (v.n != 8)
+		return false;
+	uint32_t x = 0;
+	for (size_t i = 0; i < 8; i++) {
+		char c = v.s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return false;
+		x = x << 4 | (uint32_t)d;
+	}
+	*out = x;
+	return true;
+}
+
+/* A relative path of a backup: no leading '/', no empty, "." or ".."
+ * component, no control character. */
+static bool good_path(xb_span v)
+{
+	if (!v.n || v.s[0] == '/' || v.s[v.n - 1] == '/')
+		return false;
+	size_t start = 0;
+	for (size_t i = 0; i <= v.n; i++) {
+		if (i < v.n && (unsigned char)v.s[i] < 0x20)
+			return false;
+		if (i == v.n || v.s[i] == '/') {
+			size_t k = i - start;
+			if (!k || (k == 1 && v.s[start] == '.') || (k == 2 && v.s[start] == '.' && v.s[start + 1] == '.'))
+				return false;
+			start = i + 1;
+		}
+	}
+	return true;
+}
+
+static int parse_entry(xb_lines *l, xb_span line, xb_manifest *m, xb_error *err)
+{
+	size_t pos = 0;
+	xb_span f[5];
+	uint32_t crc, space = XB_MANIFEST_NO_SPACE;
+	uint64_t size, pages = 0, sp;
+	for (int i = 0; i < 5; i++)
+		if (!field(line, &pos, i == 4, &f[i]))
+			return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err,
+					      "expected \"CRC32C SIZE SPACE_ID PAGES PATH\"");
+	if (!hex32(f[0], &crc))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad checksum (8 hex digits)");
+	if (!xb_span_u64(f[1], &size))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad size");
+	if (xb_span_is(f[2], "-") != xb_span_is(f[3], "-"))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "space id and page count: both or neither");
+	if (!xb_span_is(f[2], "-")) {
+		if (!xb_span_u64(f[2], &sp) || sp >= XB_MANIFEST_NO_SPACE)
+			return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad space id");
+		if (!xb_span_u64(f[3], &pages))
+			return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad page count");
+		space = (uint32_t)sp;
+	}
+	if (!good_path(f[4]))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad path");
+	char path[4096];
+	if (!xb_span_copy(f[4], path, sizeof path))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "path too long");
+	if (m->n && strcmp(m->v[m->n - 1].path, path) >= 0)
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "path out of order or repeated");
+	size_t before = m->n;
+	xb_manifest_put(m, path, size, crc, space, pages);
+	if (m->nomem || m->n == before)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	return 0;
+}
+
+int xb_manifest_parse(const char *name, const char *text, size_t len, xb_manifest *m, xb_error *err)
+{
+	xb_manifest_init(m);
+	xb_lines l = {name, text, text + len, 0};
+	xb_span line;
+	int rc = 0;
+	if (!xb_lines_next(&l, &line))
+		return xb_err_set(err, XB_E_BACKUP_DAMAGED, "%s is empty", name);
+	char head[64];
+	int ver = 0;
+	bool ok = xb_span_copy(line, head, sizeof head);
+	size_t hl = strlen("xtrabackup-manifest ");
+	ok = ok && !strncmp(head, "xtrabackup-manifest ", hl) && head[hl] >= '1' && head[hl] <= '9' &&
+	     head[hl + 1] == ' ';
+	if (ok) {
+		ver = head[hl] - '0';
+		ok = false;
+		for (int s = 0; s < 3 && ver == XB_MANIFEST_VERSION; s++)
+			if (!strcmp(head + hl + 2, state_names[s])) {
+				m->state = (xb_manifest_state)s;
+				ok = true;
+			}
+	}
+	if (!ok)
+		return xb_lines_error(&l, XB_E_BACKUP_DAMAGED, line, err, "expected \"xtrabackup-manifest %d STATE\"",
+				      XB_MANIFEST_VERSION);
+	for (;;) {
+		if (!xb_lines_next(&l, &line)) {
+			rc = xb_err_set(err, XB_E_BACKUP_DAMAGED, "%s: cut short after line %d (no \"end\" line)", name,
+					l.no);
+			break;
+		}
+		if (line.n >= 4 && !memcmp(line.s, "end ", 4)) {
+			uint64_t count;
+			if (!xb_span_u64((xb_span){line.s + 4, line.n - 4}, &count) || count != m->n) {
+				rc = xb_lines_error(&l, XB_E_BACKUP_DAMAGED, line, err, "expected \"end %zu\"", m->n);
+				break;
+			}
+			if (xb_lines_next(&l, &line))
+				rc = xb_lines_error(&l, XB_E_BACKUP_DAMAGED, line, err, "text after the \"end\" line");
+			break;
+		}
+		if ((rc = parse_entry(&l, line, m, err)))
+			break;
+	}
+	if (rc)
+		xb_manifest_free(m);
+	return rc;
+}
+
+int xb_manifest_read(const char *dir, xb_manifest *m, xb_error *err)
+{
+	char *buf, path[4200];
+	size_t len;
+	xb_manifest_init(m);
+	int rc = xb_metafile_read_all(dir, XB_MANIFEST_FILE, MANIFEST_MAX, &buf, &len, err);
+	if (rc)
+		return rc;
+	rc = xb_path_join(path, sizeof path, dir, XB_MANIFEST_FILE, err);
+	if (!rc)
+		rc = xb_manifest_parse(path, buf, len, m, err);
+	free(buf);
+	return rc;
+}
+
+int xb_manifest_rewrite(const char *dir, xb_manifest *m, xb_error *err)
+{
+	xb_text t = {0};
+	xb_manifest_format(m, &t);
+	int rc = xb_metafile_rewrite(dir, XB_MANIFEST_FILE, &t, err);
+	xb_text_free(&t);
+	return rc;
+}

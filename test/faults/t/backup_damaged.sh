@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# backup_damaged.sh - damage done to a backup after it was written is caught by
+# its manifest (xtrabackup_manifest.pmap, doc/backup-directory.md §13) before
+# --prepare or --copy-back change anything, and by --verify:
+#  - a backup of a real server (an InnoDB table left alone since before the
+#    backup, whose pages no redo of the copy touches; one updated just before it,
+#    whose page the copied redo does touch; a MyISAM table) is checked by --verify
+#    ("verified N files"), prepared and checked again;
+#  - then, each on a fresh copy of the backup (unprepared for --verify and
+#    --prepare, prepared for --copy-back): a byte flipped in a page no redo
+#    touches, a byte flipped in a page the redo touches, a deleted .ibd, a file cut
+#    short, an extra file, a garbage manifest: each command exits with
+#    BACKUP_DAMAGED naming the file (or the manifest line), the backup is unchanged
+#    (tree_sums) and --copy-back created no datadir; a missing manifest is an error
+#    for --verify (MISSING_FILE) and one warning for --prepare and --copy-back,
+#    which go on (a backup by mariabackup has none);
+#  - once the damage is undone, --prepare and --copy-back succeed, and the
+#    restored server's CHECKSUM TABLE equals the source's;
+#  - an interrupted --prepare (killed before its marker, after its first batch of
+#    pages written, and once the check is done) is rerun without a refusal, and its manifest then describes the prepared tree;
+#  - a backup streamed as xbstream, compressed and encrypted, carries the
+#    manifest: after extraction with decoding --verify passes, and a flipped byte
+#    is caught.
+# Our tool only.
+# shellcheck source-path=SCRIPTDIR source=../../integration/inc/common.sh
+. "$(dirname "$0")/../../integration/inc/common.sh"
+
+[[ $XB_KIND == xtrabackup ]] || skip "the manifest is ours"
+XBSTREAM=$(dirname "$XB")/xbstream
+MF=xtrabackup_manifest.pmap
+
+server_start src --innodb_log_file_size=64M
+sql src "CREATE DATABASE d; USE d;
+         CREATE TABLE quiet (id INT PRIMARY KEY, v VARCHAR(200)) ENGINE=InnoDB;
+         INSERT INTO quiet SELECT seq, REPEAT(MD5(seq), 5) FROM seq_1_to_20000;
+         CREATE TABLE hot (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=InnoDB;
+         INSERT INTO hot SELECT seq, MD5(seq) FROM seq_1_to_20;
+         CREATE TABLE m (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=MyISAM;
+         INSERT INTO m SELECT seq, SHA1(seq) FROM seq_1_to_2000;
+         SET GLOBAL innodb_max_dirty_pages_pct=0;" || fail "creating the data failed"
+# quiet's pages reach the disk and a checkpoint passes them; hot changes after
+clean() {
+    [[ $(sql src "SELECT variable_value FROM information_schema.global_status
+                  WHERE variable_name='INNODB_BUFFER_POOL_PAGES_DIRTY'") -eq 0 ]]
+}
+wait_for 30 clean || fail "the buffer pool was not flushed"
+sql src "SET GLOBAL innodb_log_checkpoint_now=ON" 2>/dev/null
+sql src "SET GLOBAL innodb_max_dirty_pages_pct=90; UPDATE d.hot SET v = CONCAT('after-', id)" || fail "update failed"
+src_sums=$(checksum_all src)
+
+xb_backup src "$T/pristine"
+assert_ok "$XB_RC" "$XB_ERR" "backup"
+assert_file "$T/pristine/$MF"
+assert_contains "$T/pristine/$MF" "^xtrabackup-manifest 1 backup$" "manifest header"
+assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ [0-9]+ [0-9]+ d/quiet\.ibd$" "manifest line of d/quiet.ibd"
+assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ - - d/m\.MYD$" "manifest line of d/m.MYD"
+assert_contains "$T/pristine/$MF" "^end [0-9]+$" "manifest trailer"
+grep -q "xtrabackup_checkpoints" "$T/pristine/$MF" && fail "the manifest lists xtrabackup_checkpoints"
+nfiles=$(find "$T/pristine" -type f ! -name "$MF" ! -name xtrabackup_checkpoints | wc -l)
+server_stop src
+
+xb_run --verify --target-dir="$T/pristine"
+assert_ok "$XB_RC" "$XB_ERR" "--verify of the backup"
+assert_contains "$XB_ERR" "^verified $nfiles files, [0-9]+ bytes" "--verify of the backup: count"
+
+# the page of d.hot the copied redo touches: its root (page 3), and the redo names it
+page=$(( $(sed -n 's/.* \([0-9]*\) d\/hot\.ibd$/\1/p' "$T/pristine/$MF") ))
+[[ $page -gt 3 ]] || fail "d/hot.ibd has $page pages"
+ps=$(( $(stat -c %s "$T/pristine/d/hot.ibd") / page ))
+
+cp -a "$T/pristine" "$T/prepared"
+prep_run "$XB" "$T/prepared"
+assert_ok "$PREP_RC" "$PREP_ERR" "prepare of the backup"
+assert_contains "$PREP_ERR" "Checked .* against its manifest: $nfiles files" "prepare: the check"
+assert_contains "$T/prepared/$MF" "^xtrabackup-manifest 1 prepared$" "manifest of the prepared backup"
+xb_run --verify --target-dir="$T/prepared"
+assert_ok "$XB_RC" "$XB_ERR" "--verify of the prepared backup"
+
+# damage NAME DIR: apply damage NAME to backup DIR
+damage() {
+    case $1 in
+        flip_quiet) flip "$2/d/quiet.ibd" $(( 5 * ps + 3000 )) ;;
+        flip_hot)   flip "$2/d/hot.ibd" $(( 3 * ps + 200 )) ;;
+        delete)     rm "$2/d/quiet.ibd" ;;
+        truncate)   truncate -s -"$ps" "$2/d/quiet.ibd" ;;
+        extra)      echo "stray" > "$2/d/stray.frm" ;;
+        garbage)    printf 'not a manifest\n' > "$2/$MF" ;;
+        missing)    rm "$2/$MF" ;;
+    esac
+}
+# undo NAME DIR FROM: put back what damage NAME changed, from FROM
+undo() {
+    case $1 in
+        flip_quiet|delete|truncate) cp -a "$3/d/quiet.ibd" "$2/d/quiet.ibd" ;;
+        flip_hot) cp -a "$3/d/hot.ibd" "$2/d/hot.ibd" ;;
+        extra)    rm "$2/d/stray.frm" ;;
+        garbage|missing) cp -a "$3/$MF" "$2/$MF" ;;
+    esac
+}
+
+n=0
+for what in flip_quiet flip_hot delete truncate extra garbage missing; do
+    n=$((n + 1))
+    case $what in
+        flip_quiet|flip_hot) pat="d/(quiet|hot)\.ibd changed: CRC-32C [0-9a-f]{8}, the manifest says [0-9a-f]{8}" ;;
+        delete)   pat="d/quiet\.ibd is missing" ;;
+        truncate) pat="d/quiet\.ibd changed: [0-9]+ bytes, the manifest says [0-9]+" ;;
+        extra)    pat="d/stray\.frm is not in the manifest" ;;
+        garbage)  pat="$MF: line 1: expected \"xtrabackup-manifest 1 STATE\", got \"not a manifest\"" ;;
+        missing)  pat="" ;;
+    esac
+    log "--- damage: $what"
+    W=$T/w$n; P=$T/p$n
+    cp -a "$T/pristine" "$W"; cp -a "$T/prepared" "$P"
+    damage "$what" "$W"; damage "$what" "$P"
+    sums_w=$(tree_sums "$W"); sums_p=$(tree_sums "$P")
+
+    xb_run --verify --target-dir="$W"
+    if [[ $what == missing ]]; then
+        assert_error MISSING_FILE "$XB_RC" "$XB_ERR" "$what: --verify"
+        assert_contains "$XB_ERR" "$MF: no manifest, so the backup cannot be checked" "$what: --verify message"
+    else
+        assert_error BACKUP_DAMAGED "$XB_RC" "$XB_ERR" "$what: --verify"
+        assert_contains "$XB_ERR" "$pat" "$what: --verify names the file"
+        assert_contains "$XB_ERR" "HINT: " "$what: --verify hint"
+    fi
+    assert_eq "$sums_w" "$(tree_sums "$W")" "$what: the backup after --verify"
+
+    if [[ $what == missing ]]; then
+        # no manifest: prepared and restored as before, with a warning
+        prep_run "$XB" "$W"
+        assert_ok "$PREP_RC" "$PREP_ERR" "$what: --prepare"
+        assert_contains "$PREP_ERR" "holds no $MF .*: its files cannot be checked" "$what: --prepare warning"
+        write_cnf "dst$n" "$T/dst$n/data"
+        xb_run --defaults-file="$(cnf_of "dst$n")" --copy-back --target-dir="$P"
+        assert_ok "$XB_RC" "$XB_ERR" "$what: --copy-back"
+        assert_contains "$XB_ERR" "holds no $MF .*: its files cannot be checked" "$what: --copy-back warning"
+    else
+        prep_run "$XB" "$W"
+        assert_error BACKUP_DAMAGED "$PREP_RC" "$PREP_ERR" "$what: --prepare"
+        assert_contains "$PREP_ERR" "$pat" "$what: --prepare names the file"
+        assert_contains "$PREP_ERR" "--prepare changed nothing" "$what: --prepare message"
+        assert_eq "$sums_w" "$(tree_sums "$W")" "$what: the backup after --prepare"
+
+        write_cnf "dst$n" "$T/dst$n/data"
+        xb_run --defaults-file="$(cnf_of "dst$n")" --copy-back --target-dir="$P"
+        assert_error BACKUP_DAMAGED "$XB_RC" "$XB_ERR" "$what: --copy-back"
+        assert_contains "$XB_ERR" "$pat" "$what: --copy-back names the file"
+        assert_eq "$sums_p" "$(tree_sums "$P")" "$what: the backup after --copy-back"
+        [[ -e $T/dst$n/data ]] && fail "$what: the refused --copy-back created the datadir"
+
+        # undone: both succeed, the data is the source's
+        undo "$what" "$W" "$T/pristine"; undo "$what" "$P" "$T/prepared"
+        prep_run "$XB" "$W"
+        assert_ok "$PREP_RC" "$PREP_ERR" "$what undone: --prepare"
+        xb_run --defaults-file="$(cnf_of "dst$n")" --copy-back --target-dir="$W"
+        assert_ok "$XB_RC" "$XB_ERR" "$what undone: --copy-back"
+    fi
+    server_start_on "dst$n" "$T/dst$n/data"
+    check_clean_start "dst$n"
+    assert_eq "$src_sums" "$(checksum_all "dst$n")" "$what: CHECKSUM TABLE of the restored server"
+    server_stop "dst$n"
+    rm -rf "$W" "$P" "$T/dst$n"
+done
+
+# --- an interrupted prepare is rerun without refusal
+for point in prepare-before-marker prepare-batch-written prepare-started; do
+    R=$T/r_$point
+    cp -a "$T/pristine" "$R"
+    XB_FAULT=$point:kill prep_run "$XB" "$R"
+    [[ $PREP_RC -eq 137 ]] || { tail -5 "$PREP_ERR"; fail "prepare killed at $point: exit $PREP_RC"; }
+    prep_run "$XB" "$R"
+    assert_ok "$PREP_RC" "$PREP_ERR" "prepare rerun after a kill at $point"
+    assert_contains "$R/$MF" "^xtrabackup-manifest 1 prepared$" "manifest after the rerun ($point)"
+    xb_run --verify --target-dir="$R"
+    assert_ok "$XB_RC" "$XB_ERR" "--verify after the rerun ($point)"
+    rm -rf "$R"
+done
+
+# --- streamed, compressed and encrypted: the manifest travels, describes the decoded tree
+server_start_on src "$(datadir_of src)"
+(umask 077; openssl rand -hex 32 > "$T/key")
+XB_RUN=$((XB_RUN + 1)); XB_ERR=$T/xb.$XB_RUN.err
+"$XB" --defaults-file="$src_CNF" --backup --stream=xbstream --compress --encrypt=AES256 --encrypt-key-file="$T/key" \
+    > "$T/backup.xbstream" 2> "$XB_ERR" < /dev/null
+assert_ok "$?" "$XB_ERR" "streamed backup"
+server_stop src
+mkdir -p "$T/raw" "$T/dec"
+"$XBSTREAM" -x -C "$T/raw" < "$T/backup.xbstream" 2> "$T/x.err" || { cat "$T/x.err"; fail "xbstream -x failed"; }
+assert_file "$T/raw/$MF.xbcrypt"
+[[ -e $T/raw/$MF ]] && fail "the manifest travelled unencrypted"
+"$XBSTREAM" -x -C "$T/dec" --decompress --decrypt=AES256 --encrypt-key-file="$T/key" < "$T/backup.xbstream" \
+    2> "$T/x2.err" || { cat "$T/x2.err"; fail "xbstream -x with decoding failed"; }
+assert_file "$T/dec/$MF"
+xb_run --verify --target-dir="$T/dec"
+assert_ok "$XB_RC" "$XB_ERR" "--verify of the decoded stream"
+flip "$T/dec/d/m.MYD" 100
+xb_run --verify --target-dir="$T/dec"
+assert_error BACKUP_DAMAGED "$XB_RC" "$XB_ERR" "--verify of the decoded stream, a byte flipped"
+assert_contains "$XB_ERR" "d/m\.MYD changed: CRC-32C" "--verify of the decoded stream: the file named"
+log "all cases passed"
