@@ -2,10 +2,9 @@
  * manifest.c - writing and reading the backup manifest (see manifest.h,
  * doc/backup-directory.md §13).
  *
- * Entries are kept in an array; xb_manifest_put() appends (or replaces the
- * entry of a path written again, found by a linear search from the end,
- * which is where a rewrite usually is: the lists are a few thousand files)
- * and the array is sorted once before it is written or searched. The reader
+ * Entries are kept in an array; xb_manifest_put() appends (in constant time,
+ * from the copy threads), and the array is sorted once before it is written
+ * or searched, the sort keeping the last put of a path written again. The reader
  * checks every field and the trailer, so a cut or edited file is refused
  * with the line that is wrong.
  */
@@ -42,35 +41,50 @@ void xb_manifest_free(xb_manifest *m)
 void xb_manifest_put(xb_manifest *m, const char *path, uint64_t size, uint32_t crc, uint32_t space_id,
 		     uint64_t pages)
 {
-	xb_manifest_entry *e = NULL;
-	for (size_t i = m->n; i-- > 0;)
-		if (!strcmp(m->v[i].path, path)) {
-			e = &m->v[i];
-			break;
-		}
-	if (!e) {
-		if (m->n == m->cap) {
-			size_t nc = m->cap ? m->cap * 2 : 256;
-			xb_manifest_entry *nv = realloc(m->v, nc * sizeof *nv);
-			if (!nv) {
-				m->nomem = true;
-				return;
-			}
-			m->v = nv;
-			m->cap = nc;
-		}
-		char *p = strdup(path);
-		if (!p) {
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 256;
+		xb_manifest_entry *nv = realloc(m->v, nc * sizeof *nv);
+		if (!nv) {
 			m->nomem = true;
 			return;
 		}
-		e = &m->v[m->n++];
-		e->path = p;
+		m->v = nv;
+		m->cap = nc;
 	}
+	char *p = strdup(path);
+	if (!p) {
+		m->nomem = true;
+		return;
+	}
+	xb_manifest_entry *e = &m->v[m->n];
+	e->path = p;
+	e->foreign = false;
 	e->size = size;
 	e->crc = crc;
 	e->space_id = space_id;
 	e->pages = space_id == XB_MANIFEST_NO_SPACE ? 0 : pages;
+	e->seq = m->n++;
+}
+
+void xb_manifest_put_foreign(xb_manifest *m, const char *name)
+{
+	size_t before = m->n;
+	xb_manifest_put(m, name, 0, 0, XB_MANIFEST_NO_SPACE, 0);
+	if (m->n > before)
+		m->v[before].foreign = true;
+}
+
+bool xb_manifest_is_foreign(const xb_manifest *m, const char *rel)
+{
+	const char *slash = strchr(rel, '/');
+	char top[4096];
+	size_t n = slash ? (size_t)(slash - rel) : strlen(rel);
+	if (n >= sizeof top)
+		return false;
+	memcpy(top, rel, n);
+	top[n] = '\0';
+	const xb_manifest_entry *e = xb_manifest_find(m, top);
+	return e && e->foreign;
 }
 
 void xb_manifest_remove(xb_manifest *m, const char *path)
@@ -89,10 +103,30 @@ static int by_path(const void *a, const void *b)
 	return strcmp(((const xb_manifest_entry *)a)->path, ((const xb_manifest_entry *)b)->path);
 }
 
+static int by_path_seq(const void *a, const void *b)
+{
+	const xb_manifest_entry *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 void xb_manifest_sort(xb_manifest *m)
 {
-	if (m->n > 1)
-		qsort(m->v, m->n, sizeof *m->v, by_path);
+	if (m->n < 2)
+		return;
+	qsort(m->v, m->n, sizeof *m->v, by_path_seq);
+	size_t k = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (k && !strcmp(m->v[k - 1].path, m->v[i].path)) {
+			free(m->v[k - 1].path);
+			m->v[k - 1] = m->v[i]; /* the later put of the same path */
+		} else {
+			m->v[k++] = m->v[i];
+		}
+	}
+	m->n = k;
+	for (size_t i = 0; i < m->n; i++)
+		m->v[i].seq = i;
 }
 
 xb_manifest_entry *xb_manifest_find(const xb_manifest *m, const char *path)
@@ -109,7 +143,9 @@ void xb_manifest_format(xb_manifest *m, xb_text *t)
 	xb_text_add(t, "xtrabackup-manifest %d %s\n", XB_MANIFEST_VERSION, xb_manifest_state_name(m->state));
 	for (size_t i = 0; i < m->n; i++) {
 		const xb_manifest_entry *e = &m->v[i];
-		if (e->space_id == XB_MANIFEST_NO_SPACE)
+		if (e->foreign)
+			xb_text_add(t, "-------- - - - %s\n", e->path);
+		else if (e->space_id == XB_MANIFEST_NO_SPACE)
 			xb_text_add(t, "%08x %llu - - %s\n", e->crc, (unsigned long long)e->size, e->path);
 		else
 			xb_text_add(t, "%08x %llu %u %llu %s\n", e->crc, (unsigned long long)e->size, e->space_id,
@@ -181,9 +217,16 @@ static int parse_entry(xb_lines *l, xb_span line, xb_manifest *m, xb_error *err)
 		if (!field(line, &pos, i == 4, &f[i]))
 			return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err,
 					      "expected \"CRC32C SIZE SPACE_ID PAGES PATH\"");
-	if (!hex32(f[0], &crc))
+	bool foreign = xb_span_is(f[0], "--------");
+	if (foreign && !(xb_span_is(f[1], "-") && xb_span_is(f[2], "-") && xb_span_is(f[3], "-")))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "a foreign entry is \"-------- - - - NAME\"");
+	if (foreign && memchr(f[4].s, '/', f[4].n))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "a foreign entry names a top-level entry");
+	if (foreign)
+		crc = 0, size = 0;
+	else if (!hex32(f[0], &crc))
 		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad checksum (8 hex digits)");
-	if (!xb_span_u64(f[1], &size))
+	if (!foreign && !xb_span_u64(f[1], &size))
 		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad size");
 	if (xb_span_is(f[2], "-") != xb_span_is(f[3], "-"))
 		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "space id and page count: both or neither");
@@ -202,7 +245,10 @@ static int parse_entry(xb_lines *l, xb_span line, xb_manifest *m, xb_error *err)
 	if (m->n && strcmp(m->v[m->n - 1].path, path) >= 0)
 		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "path out of order or repeated");
 	size_t before = m->n;
-	xb_manifest_put(m, path, size, crc, space, pages);
+	if (foreign)
+		xb_manifest_put_foreign(m, path);
+	else
+		xb_manifest_put(m, path, size, crc, space, pages);
 	if (m->nomem || m->n == before)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	return 0;

@@ -12,13 +12,17 @@
  *
  *   xtrabackup-manifest 1 STATE
  *   CRC32C SIZE SPACE_ID PAGES PATH      (one line per file, sorted by PATH)
+ *   -------- - - - NAME                  (a foreign entry, same order)
  *   end N                                (N = the number of file lines)
  *
  * STATE is "backup" (as the backup wrote it), "preparing" (a --prepare
  * began) or "prepared" (it describes the prepared tree). CRC32C is 8 hex
  * digits, SIZE and PAGES decimal, SPACE_ID decimal or "-" with PAGES "-"
  * for a file that is no tablespace. PATH is relative, '/'-separated, and
- * takes the rest of the line. The "end" line tells a whole file from a cut
+ * takes the rest of the line. A foreign entry names something at the top
+ * of the target directory that the backup did not write (the log the
+ * shell created for "2> DIR/backup.log", lost+found): it and everything
+ * below it are not checked. The "end" line tells a whole file from a cut
  * one.
  *
  * The name ends in ".pmap", a suffix mariabackup's copy-back skips, so that
@@ -53,6 +57,8 @@ typedef struct xb_manifest_entry {
 	uint32_t crc;      /* CRC-32C of the content */
 	uint32_t space_id; /* InnoDB space id, XB_MANIFEST_NO_SPACE for other files */
 	uint64_t pages;    /* InnoDB: size / physical page size (0 for other files) */
+	bool foreign;      /* not the backup's: path and everything below it are not checked */
+	size_t seq;        /* order of the put (the last put of a path wins at the sort) */
 } xb_manifest_entry;
 
 /* A manifest being built or read. Start with {0} (xb_manifest_init). */
@@ -66,15 +72,23 @@ typedef struct xb_manifest {
 void xb_manifest_init(xb_manifest *m);
 void xb_manifest_free(xb_manifest *m);
 
-/* Add or replace (same path: the last one wins, a file written again) an
- * entry; path is copied. Not thread-safe: callers serialise. */
+/* Add an entry; path is copied. A path put again (a file written again)
+ * replaces the earlier entry when the manifest is next sorted, which a
+ * lookup, the format and the count need first. Not thread-safe: callers
+ * serialise. */
 void xb_manifest_put(xb_manifest *m, const char *path, uint64_t size, uint32_t crc, uint32_t space_id,
 		     uint64_t pages);
+
+/* Add a foreign entry (top-level name the backup did not write). */
+void xb_manifest_put_foreign(xb_manifest *m, const char *name);
+
+/* Is rel (a path in the backup) a foreign entry or below one? */
+bool xb_manifest_is_foreign(const xb_manifest *m, const char *rel);
 
 /* Remove the entry of path, if any. */
 void xb_manifest_remove(xb_manifest *m, const char *path);
 
-/* Sort the entries by path (for lookups and a stable file). */
+/* Sort the entries by path, keeping the last put of each path. */
 void xb_manifest_sort(xb_manifest *m);
 
 /* The entry of path in a sorted manifest, or NULL. */

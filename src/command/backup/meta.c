@@ -30,6 +30,7 @@
 #include "info/xbinfo.h"
 #include "innodb/inventory.h"
 #include "innodb/page.h"
+#include "platform/dir.h"
 
 static int extra_lsndir_put(backup_ctx *c, const char *name, const xb_text *t, xb_error *err)
 {
@@ -257,16 +258,53 @@ void meta_note_file(void *ctx, const char *relpath, uint64_t size, uint32_t crc,
 	pthread_mutex_unlock(&c->manifest_lock);
 }
 
+/* A top-level entry of the target directory the backup did not write (the
+ * log the shell created for "2> DIR/backup.log", lost+found): foreign. */
+typedef struct foreign_walk {
+	xb_manifest *m; /* the manifest, its first `ours` entries sorted */
+	size_t ours;    /* how many entries the backup wrote */
+} foreign_walk;
+
+static int note_foreign(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	foreign_walk *w = ctx;
+	xb_manifest *m = w->m;
+	xb_manifest ours = *m; /* a view of the backup's own entries */
+	ours.n = w->ours;
+	const char *n = e->name;
+	if (!strcmp(n, XB_MANIFEST_FILE) || !strcmp(n, XB_CHECKPOINTS_FILE) || xb_manifest_find(&ours, n))
+		return 0;
+	size_t len = strlen(n);
+	for (size_t i = 0; i < ours.n; i++) /* a directory the backup wrote into */
+		if (!strncmp(m->v[i].path, n, len) && m->v[i].path[len] == '/')
+			return 0;
+	xb_manifest_put_foreign(m, n);
+	return 0;
+}
+
 int meta_write_manifest(backup_ctx *c, xb_error *err)
 {
 	xb_text t = {0};
 	pthread_mutex_lock(&c->manifest_lock);
+	if (c->set.target.kind == TARGET_DIR) {
+		xb_manifest_sort(&c->manifest);
+		size_t ours = c->manifest.n;
+		foreign_walk w = {&c->manifest, ours};
+		xb_dir_each(c->set.target.dir, XB_DIR_MISSING_OK, note_foreign, &w, NULL);
+		if (c->manifest.n > ours)
+			xb_info("%zu entries of %s were there before the backup (not checked later): %s%s",
+				c->manifest.n - ours, c->set.target.dir, c->manifest.v[ours].path,
+				c->manifest.n - ours > 1 ? ", ..." : "");
+	}
 	c->manifest.state = XB_MANIFEST_BACKUP;
 	xb_manifest_format(&c->manifest, &t);
-	size_t n = c->manifest.n;
+	size_t n = 0;
 	uint64_t bytes = 0;
-	for (size_t i = 0; i < n; i++)
-		bytes += c->manifest.v[i].size;
+	for (size_t i = 0; i < c->manifest.n; i++)
+		if (!c->manifest.v[i].foreign) {
+			n++;
+			bytes += c->manifest.v[i].size;
+		}
 	pthread_mutex_unlock(&c->manifest_lock);
 	int rc = put(c, XB_MANIFEST_FILE, &t, err);
 	if (!rc)

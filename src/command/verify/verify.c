@@ -64,6 +64,7 @@ typedef struct dfile {
 	uint64_t size;                /* its size */
 	const xb_manifest_entry *e;   /* its entry, NULL: extra */
 	bool read;                    /* its checksum is to be computed */
+	bool foreign;                 /* below a foreign entry: not the backup's */
 	uint32_t crc;                 /* computed checksum */
 } dfile;
 
@@ -270,6 +271,11 @@ static int compare(const char *dir, const xb_manifest *m, listing *l, bool relax
 	/* extra files, and which files to read */
 	for (size_t i = 0; i < l->n; i++) {
 		dfile *f = &l->v[i];
+		if (xb_manifest_is_foreign(m, f->rel)) {
+			f->e = NULL;
+			f->foreign = true;
+			continue;
+		}
 		f->e = xb_manifest_find(m, f->rel);
 		bool soft = relaxed && verify_prepare_writes(f->rel);
 		if (!f->e) {
@@ -292,6 +298,8 @@ static int compare(const char *dir, const xb_manifest *m, listing *l, bool relax
 	for (size_t i = 0; i < m->n; i++) {
 		const xb_manifest_entry *e = &m->v[i];
 		const dfile *f = NULL;
+		if (e->foreign)
+			continue;
 		for (size_t lo = 0, hi = l->n; lo < hi;) { /* l is sorted by path (below) */
 			size_t mid = lo + (hi - lo) / 2;
 			int c = strcmp(l->v[mid].rel, e->path);
@@ -412,7 +420,8 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 			found(&fd, &fd.changed, "changed", f->rel, d);
 		}
 	}
-	res->files = l.n;
+	for (size_t i = 0; i < l.n; i++)
+		res->files += !l.v[i].foreign;
 	listing_free(&l);
 	if (!rc && fd.missing + fd.extra + fd.changed)
 		rc = damaged(dir, command, &fd, err);
@@ -441,15 +450,21 @@ int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err)
 	if (!rc) {
 		for (size_t i = 0; i < l.n; i++) {
 			const xb_manifest_entry *e = xb_manifest_find(m, l.v[i].rel);
-			l.v[i].read = !e || verify_prepare_writes(l.v[i].rel) || e->size != l.v[i].size;
+			l.v[i].foreign = xb_manifest_is_foreign(m, l.v[i].rel);
+			l.v[i].read = !l.v[i].foreign && (!e || verify_prepare_writes(l.v[i].rel) || e->size != l.v[i].size);
 		}
 		rc = read_all(&l, threads, &bytes, err);
 	}
 	xb_manifest fresh;
 	xb_manifest_init(&fresh);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].foreign)
+			xb_manifest_put_foreign(&fresh, m->v[i].path);
 	for (size_t i = 0; !rc && i < l.n; i++) {
 		const dfile *f = &l.v[i];
 		const xb_manifest_entry *e = xb_manifest_find(m, f->rel);
+		if (f->foreign)
+			continue;
 		if (!f->read) {
 			xb_manifest_put(&fresh, e->path, e->size, e->crc, e->space_id, e->pages);
 			continue;
@@ -475,7 +490,7 @@ int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err)
 		rc = xb_manifest_rewrite(dir, &fresh, err);
 	}
 	if (!rc)
-		xb_info("Manifest rewritten for the prepared backup: %zu files (%llu bytes read again)", fresh.n,
+		xb_info("Manifest rewritten for the prepared backup: %zu entries (%llu bytes read again)", fresh.n,
 			(unsigned long long)bytes);
 	xb_manifest_free(&fresh);
 	return rc;

@@ -21,6 +21,8 @@
 #  - a backup streamed as xbstream, compressed and encrypted, carries the
 #    manifest: after extraction with decoding --verify passes, and a flipped byte
 #    is caught.
+#  - a log file the shell created in the target before the backup is a foreign
+#    entry of the manifest: not checked, its growth after the backup is no damage.
 # Our tool only.
 # shellcheck source-path=SCRIPTDIR source=../../integration/inc/common.sh
 . "$(dirname "$0")/../../integration/inc/common.sh"
@@ -48,15 +50,19 @@ sql src "SET GLOBAL innodb_log_checkpoint_now=ON" 2>/dev/null
 sql src "SET GLOBAL innodb_max_dirty_pages_pct=90; UPDATE d.hot SET v = CONCAT('after-', id)" || fail "update failed"
 src_sums=$(checksum_all src)
 
+# a target holding the log the shell created for 2> DIR/backup.log, written on after the backup
+mkdir -p "$T/pristine"; echo "started" > "$T/pristine/backup.log"
 xb_backup src "$T/pristine"
 assert_ok "$XB_RC" "$XB_ERR" "backup"
+echo "completed OK!" >> "$T/pristine/backup.log"
+assert_contains "$T/pristine/$MF" "^-------- - - - backup\.log$" "the stray log: a foreign entry"
 assert_file "$T/pristine/$MF"
 assert_contains "$T/pristine/$MF" "^xtrabackup-manifest 1 backup$" "manifest header"
 assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ [0-9]+ [0-9]+ d/quiet\.ibd$" "manifest line of d/quiet.ibd"
 assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ - - d/m\.MYD$" "manifest line of d/m.MYD"
 assert_contains "$T/pristine/$MF" "^end [0-9]+$" "manifest trailer"
 grep -q "xtrabackup_checkpoints" "$T/pristine/$MF" && fail "the manifest lists xtrabackup_checkpoints"
-nfiles=$(find "$T/pristine" -type f ! -name "$MF" ! -name xtrabackup_checkpoints | wc -l)
+nfiles=$(find "$T/pristine" -type f ! -name "$MF" ! -name xtrabackup_checkpoints ! -name backup.log | wc -l)
 server_stop src
 
 xb_run --verify --target-dir="$T/pristine"
