@@ -18,11 +18,12 @@
 
 #define MANIFEST_MAX (1ull << 30) /* a manifest larger than this is not one */
 
-static const char *const state_names[] = {"backup", "preparing", "prepared"};
+#define N_STATES 4
+static const char *const state_names[N_STATES] = {"backup", "preparing", "prepared", "moving"};
 
 const char *xb_manifest_state_name(xb_manifest_state s)
 {
-	return (unsigned)s < 3 ? state_names[s] : "?";
+	return (unsigned)s < N_STATES ? state_names[s] : "?";
 }
 
 void xb_manifest_init(xb_manifest *m)
@@ -271,7 +272,7 @@ int xb_manifest_parse(const char *name, const char *text, size_t len, xb_manifes
 	if (ok) {
 		ver = head[hl] - '0';
 		ok = false;
-		for (int s = 0; s < 3 && ver == XB_MANIFEST_VERSION; s++)
+		for (int s = 0; s < N_STATES && ver == XB_MANIFEST_VERSION; s++)
 			if (!strcmp(head + hl + 2, state_names[s])) {
 				m->state = (xb_manifest_state)s;
 				ok = true;

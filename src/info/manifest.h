@@ -16,7 +16,8 @@
  *   end N                                (N = the number of file lines)
  *
  * STATE is "backup" (as the backup wrote it), "preparing" (a --prepare
- * began) or "prepared" (it describes the prepared tree). CRC32C is 8 hex
+ * began), "prepared" (it describes the prepared tree) or "moving" (a
+ * --move-back began). CRC32C is 8 hex
  * digits, SIZE and PAGES decimal, SPACE_ID decimal or "-" with PAGES "-"
  * for a file that is no tablespace. PATH is relative, '/'-separated, and
  * takes the rest of the line. A foreign entry names something at the top
@@ -48,6 +49,7 @@ typedef enum xb_manifest_state {
 	XB_MANIFEST_BACKUP,    /* as the backup wrote it */
 	XB_MANIFEST_PREPARING, /* a --prepare began on the tree it describes */
 	XB_MANIFEST_PREPARED,  /* it describes the prepared tree */
+	XB_MANIFEST_MOVING,    /* a --move-back began: files may have left the backup */
 } xb_manifest_state;
 
 /* One file of the backup. */
@@ -110,7 +112,7 @@ int xb_manifest_read(const char *dir, xb_manifest *m, xb_error *err);
 /* Replace dir/XB_MANIFEST_FILE safely (xb_metafile_rewrite). */
 int xb_manifest_rewrite(const char *dir, xb_manifest *m, xb_error *err);
 
-/* "backup", "preparing", "prepared". */
+/* "backup", "preparing", "prepared", "moving". */
 const char *xb_manifest_state_name(xb_manifest_state s);
 
 #endif

@@ -163,7 +163,7 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 	verify_result vr;
 	xb_manifest m;
 	xb_manifest_init(&m);
-	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, &m, &vr, err);
+	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, NULL, &m, &vr, err);
 	if (!rc && vr.have_manifest)
 		rc = verify_mark(dir, &m, XB_MANIFEST_PREPARING, err);
 	if (!rc) {

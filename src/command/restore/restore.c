@@ -347,8 +347,13 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		return xb_err_hint(err, "run xtrabackup --prepare --target-dir=%s first", dir);
 	}
 	verify_result vr;
-	if ((rc = verify_backup(dir, move ? "--move-back" : "--copy-back", cp.backup_type, s.parallel, NULL, &vr, err)))
+	xb_manifest m;
+	xb_manifest_init(&m);
+	rc = verify_backup(dir, move ? "--move-back" : "--copy-back", cp.backup_type, s.parallel, NULL, &m, &vr, err);
+	if (rc) {
+		xb_manifest_free(&m);
 		return rc;
+	}
 	restore_layout l;
 	rplan p;
 	memset(&p, 0, sizeof p);
@@ -389,6 +394,10 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	xb_info("%s: %zu files (%.2f GiB) from %s into %s with %d thread(s)", move ? "Moving" : "Copying", p.n,
 		gib(p.bytes), dir, l.datadir, threads);
 	if ((rc = xb_mkdir_p(l.datadir, 0750, err)))
+		goto out_warm;
+	/* a --move-back that stops part-way leaves files moved: its rerun takes them as such */
+	if (move && vr.have_manifest && m.state != XB_MANIFEST_MOVING &&
+	    (rc = verify_mark(dir, &m, XB_MANIFEST_MOVING, err)))
 		goto out_warm;
 
 	rctx c;
@@ -440,6 +449,7 @@ out_warm:
 out:
 	plan_free(&p);
 	layout_free(&l);
+	xb_manifest_free(&m);
 	return rc;
 }
 

@@ -4,8 +4,9 @@
  */
 #include "settings.h"
 
+#include "command/crypt_settings.h"
+
 #include <string.h>
-#include <unistd.h>
 
 int verify_settings_resolve(const xb_options *o, verify_settings *s, xb_error *err)
 {
@@ -13,11 +14,9 @@ int verify_settings_resolve(const xb_options *o, verify_settings *s, xb_error *e
 	s->dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
 	if (!s->dir)
 		return xb_err_set(err, XB_E_USAGE, "--verify needs --target-dir=DIR, the backup to check");
-	if (xb_opt_isset(o, XB_OPT_PARALLEL)) {
-		s->threads = (int)xb_opt_int(o, XB_OPT_PARALLEL);
-	} else {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		s->threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
-	}
+	s->threads = (int)xb_opt_int(o, XB_OPT_PARALLEL);
+	s->decrypt = xb_opt_isset(o, XB_OPT_DECRYPT);
+	if (s->decrypt)
+		crypt_settings_resolve(o, &s->crypt);
 	return 0;
 }

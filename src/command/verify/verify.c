@@ -34,6 +34,12 @@
 #include "platform/clock.h"
 #include "platform/dir.h"
 #include "platform/file.h"
+#include "sink/sink_crypt.h"
+#include "sink/sink_dir_ext.h"
+#include "sink/sink_null.h"
+#include "sink/sink_qpress.h"
+#include "sink/sink_sum.h"
+#include "sink/sink_zstd.h"
 
 #define NAMED_MAX 4           /* files named in the error line */
 #define READ_BUF (1u << 20)   /* bytes a reader reads at a time */
@@ -60,7 +66,8 @@ bool verify_prepare_writes(const char *rel)
 /* ---- listing the directory */
 
 typedef struct dfile {
-	char *rel;                    /* path inside the backup */
+	char *rel;                    /* path inside the backup (decoded: without .xbcrypt, .zst, .qp) */
+	char *enc;                    /* the encoded file's path when it is one, else NULL */
 	uint64_t size;                /* its size */
 	const xb_manifest_entry *e;   /* its entry, NULL: extra */
 	bool read;                    /* its checksum is to be computed */
@@ -72,7 +79,27 @@ typedef struct listing {
 	const char *top;              /* the backup directory */
 	dfile *v;                     /* the files */
 	size_t n, cap;                /* count, capacity */
+	size_t encoded, encrypted;    /* files compressed or encrypted, and encrypted */
 } listing;
+
+/* rel without its encoding suffixes (.xbcrypt, then .zst or .qp), in out;
+ * false when it has none. */
+static bool decoded_name(const char *rel, char *out, size_t n, bool *encrypted)
+{
+	size_t len = strlen(rel);
+	*encrypted = ends_with(rel, ".xbcrypt") && len > 8;
+	if (*encrypted)
+		len -= 8;
+	if (len > 4 && !strncmp(rel + len - 4, ".zst", 4))
+		len -= 4;
+	else if (len > 3 && !strncmp(rel + len - 3, ".qp", 3))
+		len -= 3;
+	if (len == strlen(rel) || len >= n)
+		return false;
+	memcpy(out, rel, len);
+	out[len] = '\0';
+	return true;
+}
 
 static int list_dir(listing *l, const char *rel, xb_error *err);
 
@@ -84,10 +111,11 @@ static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
 		return list_dir(l, rel0, err);
 	if (!e->is_file)
 		return 0;
-	if (rel0 == e->name || !strchr(rel0, '/')) {
-		if (!strcmp(e->name, XB_MANIFEST_FILE) || !strcmp(e->name, XB_CHECKPOINTS_FILE))
-			return 0;
-	}
+	char dec[4096];
+	bool encrypted, encoded = decoded_name(rel0, dec, sizeof dec, &encrypted);
+	const char *name = encoded ? dec : rel0;
+	if (!strchr(name, '/') && (!strcmp(name, XB_MANIFEST_FILE) || !strcmp(name, XB_CHECKPOINTS_FILE)))
+		return 0;
 	struct stat st;
 	if (stat(e->path, &st))
 		return xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", e->path, strerror(errno));
@@ -101,10 +129,14 @@ static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
 	}
 	dfile *f = &l->v[l->n];
 	memset(f, 0, sizeof *f);
-	if (!(f->rel = strdup(rel0)))
+	if (!(f->rel = strdup(name)) || (encoded && !(f->enc = strdup(rel0)))) {
+		free(f->rel);
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
 	f->size = (uint64_t)st.st_size;
 	l->n++;
+	l->encoded += encoded;
+	l->encrypted += encrypted;
 	return 0;
 }
 
@@ -119,8 +151,10 @@ static int list_dir(listing *l, const char *rel, xb_error *err)
 
 static void listing_free(listing *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].rel);
+		free(l->v[i].enc);
+	}
 	free(l->v);
 	memset(l, 0, sizeof *l);
 }
@@ -131,7 +165,57 @@ typedef struct reader {
 	listing *l;                   /* the files */
 	size_t *todo;                 /* indexes of the files to read */
 	uint64_t bytes;               /* bytes read (atomic) */
+	xb_sink *chain;               /* encoded files: decrypt -> unzstd -> unqpress -> sum -> null */
 } reader;
+
+static int by_rel(const void *a, const void *b);
+
+/* The checksumming filter's report of a decoded file: into its dfile. */
+static void decoded(void *ctx, const char *rel, uint64_t size, uint32_t crc, const uint8_t *head, size_t head_len)
+{
+	listing *l = ctx;
+	dfile key = {.rel = (char *)rel};
+	dfile *f = bsearch(&key, l->v, l->n, sizeof *l->v, by_rel);
+	if (f) {
+		f->size = size;
+		f->crc = crc;
+	}
+}
+
+/* The chain that decodes in memory (key: decrypt too). */
+static xb_sink *decoding_chain(listing *l, const uint8_t *key, xb_error *err)
+{
+	xb_sink *s = xb_sink_null_open(err);
+	if (s)
+		s = xb_sink_sum_open(s, decoded, l, err);
+	xb_sink *(*const wrap[])(xb_sink *, xb_error *) = {xb_sink_unqpress_open, xb_sink_unzstd_open};
+	for (int i = 0; s && i < 2; i++) {
+		xb_sink *w = wrap[i](s, err);
+		if (!w)
+			xb_sink_free(s);
+		s = w;
+	}
+	if (s && key) {
+		xb_sink *d = xb_sink_decrypt_open(s, key, err);
+		if (!d)
+			xb_sink_free(s);
+		s = d;
+	}
+	return s;
+}
+
+/* Decode the encoded file f (path: where it is) through the chain. */
+static int decode_file(reader *r, dfile *f, const char *path, char *buf, xb_error *err)
+{
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
+	f->crc = 0;
+	f->size = UINT64_MAX; /* set by decoded() when the file decodes whole */
+	int rc = xb_sink_put_fd(r->chain, f->enc, fd, path, NULL, NULL, err);
+	close(fd);
+	return rc;
+}
 
 static int reader_start(void *ctx, int worker, void **wstate, xb_error *err)
 {
@@ -179,22 +263,31 @@ static int reader_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wst
 	reader *r = ctx;
 	dfile *f = &r->l->v[r->todo[i]];
 	char path[4096];
-	int rc = xb_path_join(path, sizeof path, r->l->top, f->rel, err);
+	int rc = xb_path_join(path, sizeof path, r->l->top, f->enc ? f->enc : f->rel, err);
 	uint64_t n = 0;
-	if (!rc)
+	if (!rc && f->enc) {
+		rc = decode_file(r, f, path, wstate, err);
+		n = f->size == UINT64_MAX ? 0 : f->size;
+	} else if (!rc) {
 		rc = file_crc(path, wstate, &f->crc, &n, err);
-	f->size = n;
+		f->size = n;
+	}
 	__atomic_fetch_add(&r->bytes, n, __ATOMIC_RELAXED);
 	return rc;
 }
 
-/* Compute the checksum of every file marked read. */
-static int read_all(listing *l, int threads, uint64_t *bytes, xb_error *err)
+/* Compute the checksum of every file marked read (the encoded ones decoded
+ * in memory; key: to decrypt). */
+static int read_all(listing *l, int threads, const uint8_t *key, uint64_t *bytes, xb_error *err)
 {
 	reader r = {.l = l};
 	size_t n = 0;
-	if (l->n && !(r.todo = malloc(l->n * sizeof *r.todo)))
+	if (l->encoded && !(r.chain = decoding_chain(l, key, err)))
+		return err && err->code ? err->code : XB_E_INTERNAL;
+	if (l->n && !(r.todo = malloc(l->n * sizeof *r.todo))) {
+		xb_sink_free(r.chain);
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i].read)
 			r.todo[n++] = i;
@@ -206,6 +299,7 @@ static int read_all(listing *l, int threads, uint64_t *bytes, xb_error *err)
 			       .worker_end = reader_end};
 	int rc = n ? xb_parallel_run(&cfg, err) : 0;
 	free(r.todo);
+	xb_sink_free(r.chain);
 	*bytes = r.bytes;
 	return rc;
 }
@@ -266,8 +360,16 @@ static bool space_of(const char *top, const char *rel, uint32_t *space)
 	return head_of(top, rel, 16384, space, &phys);
 }
 
+/* A file whose content is not checked, only its presence: a .isl says where
+ * a tablespace is restored, and may be edited for that before a restore. */
+static bool presence_only(const char *rel)
+{
+	return ends_with(rel, ".isl");
+}
+
 static int compare(const char *dir, const xb_manifest *m, listing *l, bool relaxed, findings *fd, xb_error *err)
 {
+	bool moving = m->state == XB_MANIFEST_MOVING;
 	/* extra files, and which files to read */
 	for (size_t i = 0; i < l->n; i++) {
 		dfile *f = &l->v[i];
@@ -283,9 +385,9 @@ static int compare(const char *dir, const xb_manifest *m, listing *l, bool relax
 				found(fd, &fd->extra, "is not in the manifest", f->rel, NULL);
 			continue;
 		}
-		if (soft)
+		if (soft || presence_only(f->rel))
 			continue;
-		if (f->size != f->e->size) {
+		if (!f->enc && f->size != f->e->size) {
 			char d[96];
 			snprintf(d, sizeof d, "%llu bytes, the manifest says %llu", (unsigned long long)f->size,
 				 (unsigned long long)f->e->size);
@@ -316,7 +418,7 @@ static int compare(const char *dir, const xb_manifest *m, listing *l, bool relax
 		const char *base = xb_path_base(e->path);
 		bool tablespace = inv_is_innodb_name(base) && !inv_is_redo_name(base);
 		if (!f) {
-			if (!soft || (tablespace && !marker_covers(m, e->path)))
+			if (!moving && (!soft || (tablespace && !marker_covers(m, e->path))))
 				found(fd, &fd->missing, "is missing", e->path, NULL);
 			continue;
 		}
@@ -361,13 +463,56 @@ static int damaged(const char *dir, const char *command, const findings *fd, xb_
 			   dir);
 }
 
-int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, xb_manifest *out,
-		  verify_result *res, xb_error *err)
+static bool exists(const char *dir, const char *name, const char *ext)
+{
+	char path[4200];
+	return !xb_path_join3(path, sizeof path, dir, name, ext, NULL) && access(path, F_OK) == 0;
+}
+
+/* The manifest of dir, decrypted in memory when only its .xbcrypt is there. */
+static int read_manifest(const char *dir, const uint8_t *key, xb_manifest *m, xb_error *err)
+{
+	xb_manifest_init(m);
+	if (exists(dir, XB_MANIFEST_FILE, "") || !exists(dir, XB_MANIFEST_FILE, ".xbcrypt"))
+		return xb_manifest_read(dir, m, err);
+	char enc[4200];
+	int rc = xb_path_join3(enc, sizeof enc, dir, XB_MANIFEST_FILE, ".xbcrypt", err);
+	if (rc)
+		return rc;
+	if (!key)
+		return xb_err_set(err, XB_E_USAGE, "%s is encrypted: give --decrypt=AES256 and the key to check the backup",
+				  enc),
+		       xb_err_hint(err, "xtrabackup --verify --decrypt=AES256 --encrypt-key-file=FILE --target-dir=%s", dir);
+	xb_sink *keep = xb_sink_null_open_keep(XB_MANIFEST_FILE, (size_t)1 << 30, err);
+	xb_sink *chain = keep ? xb_sink_decrypt_open(keep, key, err) : NULL;
+	if (!chain) {
+		xb_sink_free(keep);
+		return err && err->code ? err->code : XB_E_INTERNAL;
+	}
+	int fd = xb_file_open(XB_FILE_CWD, enc, XB_FILE_READ, 0, NULL);
+	if (fd < 0)
+		rc = xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", enc, strerror(errno));
+	else
+		rc = xb_sink_put_fd(chain, XB_MANIFEST_FILE ".xbcrypt", fd, enc, NULL, NULL, err);
+	if (fd >= 0)
+		close(fd);
+	size_t len;
+	const char *text = rc ? NULL : xb_sink_null_kept(keep, &len);
+	if (!rc && !text)
+		rc = xb_err_set(err, XB_E_INTERNAL, "%s decoded to nothing", enc);
+	if (!rc)
+		rc = xb_manifest_parse(enc, text, len, m, err);
+	xb_sink_free(chain);
+	return rc;
+}
+
+int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, const uint8_t *key,
+		  xb_manifest *out, verify_result *res, xb_error *err)
 {
 	memset(res, 0, sizeof *res);
 	double t0 = xb_clock_sec();
 	xb_manifest m;
-	int rc = xb_manifest_read(dir, &m, err);
+	int rc = read_manifest(dir, key, &m, err);
 	if (rc == XB_E_MISSING_FILE) {
 		xb_warn("%s holds no %s (a backup taken by mariabackup or an older xtrabackup): its files cannot be "
 			"checked",
@@ -386,8 +531,12 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 	res->have_manifest = true;
 	res->state = m.state;
 	bool prepared = backup_type && !strcmp(backup_type, "log-applied");
-	res->relaxed = m.state == XB_MANIFEST_PREPARING || (m.state == XB_MANIFEST_BACKUP && prepared);
-	if (m.state == XB_MANIFEST_PREPARING)
+	res->relaxed = m.state == XB_MANIFEST_PREPARING || m.state == XB_MANIFEST_MOVING ||
+		       (m.state == XB_MANIFEST_BACKUP && prepared);
+	if (m.state == XB_MANIFEST_MOVING)
+		xb_info("A --move-back of %s began: the files still there are checked, those gone are taken as moved",
+			dir);
+	else if (m.state == XB_MANIFEST_PREPARING)
 		xb_info("A --prepare of %s began and did not finish: the files it writes are checked for what it never "
 			"changes (presence, space id, size), the others in full",
 			dir);
@@ -403,8 +552,14 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 			qsort(l.v, l.n, sizeof *l.v, by_rel);
 		rc = compare(dir, &m, &l, res->relaxed, &fd, err);
 	}
+	if (!rc && l.encrypted && !key)
+		rc = xb_err_set(err, XB_E_USAGE, "%s holds encrypted files (*.xbcrypt): %s decodes them in memory with "
+				"--decrypt=AES256 and the key", dir, command),
+		xb_err_hint(err, "xtrabackup --verify --decrypt=AES256 --encrypt-key-file=FILE --target-dir=%s", dir);
+	if (!rc && l.encoded)
+		xb_info("%zu compressed or encrypted files are decoded in memory and their plain bytes checked", l.encoded);
 	if (!rc)
-		rc = read_all(&l, threads, &res->bytes, err);
+		rc = read_all(&l, threads, key, &res->bytes, err);
 	for (size_t i = 0; !rc && i < l.n; i++) {
 		const dfile *f = &l.v[i];
 		if (!f->read)
@@ -453,7 +608,7 @@ int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err)
 			l.v[i].foreign = xb_manifest_is_foreign(m, l.v[i].rel);
 			l.v[i].read = !l.v[i].foreign && (!e || verify_prepare_writes(l.v[i].rel) || e->size != l.v[i].size);
 		}
-		rc = read_all(&l, threads, &bytes, err);
+		rc = read_all(&l, threads, NULL, &bytes, err);
 	}
 	xb_manifest fresh;
 	xb_manifest_init(&fresh);
@@ -504,22 +659,37 @@ int cmd_verify(const xb_options *o, xb_error *err)
 	int rc = verify_settings_resolve(o, &s, err);
 	if (rc)
 		return rc;
+	uint8_t keybuf[XB_CRYPT_KEY_LEN];
+	const uint8_t *key = NULL;
+	if (s.decrypt) {
+		if ((rc = xb_crypt_key_load(&s.crypt, keybuf, err)))
+			return rc;
+		key = keybuf;
+	}
+	/* the completion marker; a compressed or encrypted backup is never prepared */
+	const char *type = "full-backuped";
+	bool encoded = exists(s.dir, XB_CHECKPOINTS_FILE, ".xbcrypt") || exists(s.dir, INV_REDO_NAME, ".zst") ||
+		       exists(s.dir, INV_REDO_NAME, ".zst.xbcrypt");
 	xb_checkpoints cp;
-	if ((rc = xb_checkpoints_read(s.dir, &cp, err)))
-		return rc;
-	xb_manifest m;
-	char path[4096];
-	if ((rc = xb_path_join(path, sizeof path, s.dir, XB_MANIFEST_FILE, err)))
-		return rc;
-	if (access(path, F_OK)) {
-		xb_err_set(err, XB_E_MISSING_FILE, "%s: no manifest, so the backup cannot be checked", path);
-		return xb_err_hint(err, "backups by mariabackup and by older versions of xtrabackup have none; a backup "
-					"of this version that lacks it was damaged");
+	if (encoded && !exists(s.dir, XB_CHECKPOINTS_FILE, "") && !exists(s.dir, XB_CHECKPOINTS_FILE, ".xbcrypt"))
+		rc = xb_err_set(err, XB_E_TARGET, "%s is not a complete backup: it has no %s", s.dir, XB_CHECKPOINTS_FILE);
+	else if (!encoded && !(rc = xb_checkpoints_read(s.dir, &cp, err)))
+		type = cp.backup_type;
+	if (!rc && !exists(s.dir, XB_MANIFEST_FILE, "") && !exists(s.dir, XB_MANIFEST_FILE, ".xbcrypt")) {
+		rc = xb_err_set(err, XB_E_MISSING_FILE, "%s/%s: no manifest, so the backup cannot be checked", s.dir,
+				XB_MANIFEST_FILE);
+		xb_err_hint(err, "backups by mariabackup and by older versions of xtrabackup have none; a backup of this "
+				 "version that lacks it was damaged");
 	}
 	verify_result res;
-	if ((rc = verify_backup(s.dir, "--verify", cp.backup_type, s.threads, &m, &res, err)))
-		return rc;
+	xb_manifest m;
+	xb_manifest_init(&m);
+	if (!rc)
+		rc = verify_backup(s.dir, "--verify", type, s.threads, key, &m, &res, err);
 	xb_manifest_free(&m);
+	memset(keybuf, 0, sizeof keybuf);
+	if (rc)
+		return rc;
 	xb_log_raw("verified %llu files, %llu bytes%s", (unsigned long long)res.files, (unsigned long long)res.bytes,
 		   res.relaxed ? " (the files a prepare writes: presence, space id and size only)" : "");
 	return 0;

@@ -46,11 +46,14 @@ typedef struct verify_result {
 
 /* Check dir against its manifest for command (e.g. "--prepare", in
  * messages) with threads readers; backup_type is xtrabackup_checkpoints'.
+ * Compressed and encrypted files (*.zst, *.qp, *.xbcrypt) are decoded in
+ * memory and their plain bytes checked; encrypted ones need key (else
+ * XB_E_USAGE), as does an encrypted manifest.
  * A backup without a manifest: one warning, 0, have_manifest false (the
  * caller decides). XB_E_BACKUP_DAMAGED (or the reading error) otherwise.
  * m (may be NULL) receives the manifest read (free it). */
-int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, xb_manifest *m,
-		  verify_result *res, xb_error *err);
+int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, const uint8_t *key,
+		  xb_manifest *m, verify_result *res, xb_error *err);
 
 /* Is rel (a path inside a backup) a file a prepare may write, create,
  * rename or remove? */

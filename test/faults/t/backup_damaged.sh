@@ -20,7 +20,9 @@
 #    pages written, and once the check is done) is rerun without a refusal, and its manifest then describes the prepared tree;
 #  - a backup streamed as xbstream, compressed and encrypted, carries the
 #    manifest: after extraction with decoding --verify passes, and a flipped byte
-#    is caught.
+#    is caught; extracted still encoded, --verify (given the key) decodes it in
+#    memory and passes, names a deleted file, and a flipped byte fails the
+#    decryption (DECRYPT, the file named).
 #  - a log file the shell created in the target before the backup is a foreign
 #    entry of the manifest: not checked, its growth after the backup is no damage.
 # Our tool only.
@@ -162,6 +164,7 @@ for what in flip_quiet flip_hot delete truncate extra garbage missing; do
         xb_run --defaults-file="$(cnf_of "dst$n")" --copy-back --target-dir="$W"
         assert_ok "$XB_RC" "$XB_ERR" "$what undone: --copy-back"
     fi
+    [[ -e $T/dst$n/data/$MF ]] && fail "$what: the manifest was restored into the datadir"
     server_start_on "dst$n" "$T/dst$n/data"
     check_clean_start "dst$n"
     assert_eq "$src_sums" "$(checksum_all "dst$n")" "$what: CHECKSUM TABLE of the restored server"
@@ -200,6 +203,24 @@ assert_file "$T/raw/$MF.xbcrypt"
 assert_file "$T/dec/$MF"
 xb_run --verify --target-dir="$T/dec"
 assert_ok "$XB_RC" "$XB_ERR" "--verify of the decoded stream"
+# still encoded: decoded in memory, the plain bytes checked
+xb_run --verify --target-dir="$T/raw"
+assert_error USAGE "$XB_RC" "$XB_ERR" "--verify of the encrypted backup without a key"
+assert_contains "$XB_ERR" "is encrypted: give --decrypt=AES256 and the key" "--verify without a key: message"
+xb_run --verify --decrypt=AES256 --encrypt-key-file="$T/key" --target-dir="$T/raw"
+assert_ok "$XB_RC" "$XB_ERR" "--verify of the encrypted, compressed backup"
+assert_contains "$XB_ERR" "compressed or encrypted files are decoded in memory" "--verify decodes in memory"
+assert_eq "$(sed -n 's/^verified \([0-9]*\) files.*/\1/p' "$XB_ERR")" \
+    "$(find "$T/dec" -type f ! -name "$MF" ! -name xtrabackup_checkpoints | wc -l)" "--verify of the encoded backup: files"
+cp -a "$T/raw" "$T/raw2"
+rm "$T/raw2/d/quiet.ibd.zst.xbcrypt"
+xb_run --verify --decrypt=AES256 --encrypt-key-file="$T/key" --target-dir="$T/raw2"
+assert_error BACKUP_DAMAGED "$XB_RC" "$XB_ERR" "--verify of the encoded backup, a file deleted"
+assert_contains "$XB_ERR" "d/quiet\.ibd is missing" "--verify of the encoded backup: the file named"
+flip "$T/raw/d/m.MYD.zst.xbcrypt" 100
+xb_run --verify --decrypt=AES256 --encrypt-key-file="$T/key" --target-dir="$T/raw"
+assert_error DECRYPT "$XB_RC" "$XB_ERR" "--verify of the encoded backup, a byte flipped"
+assert_contains "$XB_ERR" "d/m\.MYD" "--verify of the encoded backup, a byte flipped: the file named"
 flip "$T/dec/d/m.MYD" 100
 xb_run --verify --target-dir="$T/dec"
 assert_error BACKUP_DAMAGED "$XB_RC" "$XB_ERR" "--verify of the decoded stream, a byte flipped"

@@ -16,6 +16,9 @@
 #   no --target-dir     --prepare alone, run in an empty directory    ->  2 USAGE
 # and asserts the exit code, no "completed OK!", that stderr names the file, and
 # that every file of the copy is byte-identical afterwards (md5 of the whole tree).
+# Each damaged copy has its manifest removed, as a backup by mariabackup has none:
+# with it, every damage here is refused first as BACKUP_DAMAGED (backup_damaged.sh
+# in test/faults/); without it, the checks of the redo log and the pages catch it.
 # Preconditions are checked too: a clean prepare of the backup changes page 3 of
 # e/hot.ibd (so the redo touches it). mariabackup, as the preparer under test, only
 # fails on the corrupt page and the unusable directories; it accepts a truncated or
@@ -83,7 +86,11 @@ assert_ok "$PREP_RC" "$PREP_ERR" "clean prepare (mariabackup) of the backup"
 grep -q ' page 3: ' "$T/hot.cmp" || { cat "$T/hot.cmp" >&2; fail "precondition: the redo copy does not change page 3 of e/hot.ibd"; }
 
 # newcopy NAME - a fresh copy of the backup, echoes its path.
-newcopy() { cp -a "$B" "$T/$1" || fail "copying the backup to $T/$1 failed"; echo "$T/$1"; }
+newcopy() {
+    cp -a "$B" "$T/$1" || fail "copying the backup to $T/$1 failed"
+    rm -f "$T/$1/xtrabackup_manifest.pmap"
+    echo "$T/$1"
+}
 
 
 # expect_error CASE DIR CODE_NAME FILE_ERE MB [prepare options...] - run the preparer
