@@ -188,9 +188,8 @@ static xb_sink *decoding_chain(listing *l, const uint8_t *key, xb_error *err)
 	xb_sink *s = xb_sink_null_open(err);
 	if (s)
 		s = xb_sink_sum_open(s, decoded, l, err);
-	xb_sink *(*const wrap[])(xb_sink *, xb_error *) = {xb_sink_unqpress_open, xb_sink_unzstd_open};
 	for (int i = 0; s && i < 2; i++) {
-		xb_sink *w = wrap[i](s, err);
+		xb_sink *w = i == 0 ? xb_sink_unqpress_open(s, err) : xb_sink_unzstd_open(s, err);
 		if (!w)
 			xb_sink_free(s);
 		s = w;
