@@ -4,9 +4,9 @@
  * Sequence: check that --target-dir is a full backup (xtrabackup_checkpoints),
  * take an exclusive lock on the directory so two prepares never run on it at
  * once, check the directory against its manifest (command/verify/verify.h:
- * a damaged backup is refused untouched) and mark the manifest "preparing"
- * (so a rerun after an interruption checks the files a prepare writes only
- * for what it never changes), carry out the DDL markers (markers.c), run InnoDB crash recovery on
+ * a damaged backup is refused untouched), and once the redo copy is known
+ * whole mark the manifest "preparing" (so a rerun after an interruption
+ * checks the files a prepare writes only for what it never changes), carry out the DDL markers (markers.c), run InnoDB crash recovery on
  * the directory (innodb/recovery/driver.h: the redo copy is applied to
  * the datafiles, which are fsynced, and the log is replaced by an empty one),
  * then rewrite the manifest to describe the prepared tree and
@@ -57,11 +57,24 @@ static bool stop_requested(void)
 	return command_interrupted(NULL);
 }
 
-/* The DDL markers, once the redo copy is known to be whole: a damaged log leaves the backup untouched. */
+/* What the step before the first change needs. */
+typedef struct first_change {
+	const char *dir; /* the backup */
+	xb_manifest *m;  /* its manifest, checked (NULL: none) */
+} first_change;
+
+/* Once the redo copy is known to be whole (a damaged log leaves the backup
+ * untouched): the manifest marked "preparing" (a rerun then checks the files
+ * a prepare writes only for what it never changes), then the DDL markers. */
 static int do_markers(void *ctx, xb_error *err)
 {
+	first_change *fc = ctx;
+	int rc;
+	if (fc->m && fc->m->state != XB_MANIFEST_PREPARING &&
+	    (rc = verify_mark(fc->dir, fc->m, XB_MANIFEST_PREPARING, err)))
+		return rc;
 	int nmarkers = 0;
-	int rc = markers_apply(ctx, &nmarkers, err);
+	rc = markers_apply(fc->dir, &nmarkers, err);
 	if (!rc && nmarkers)
 		xb_info("%d DDL markers carried out", nmarkers);
 	return rc;
@@ -70,9 +83,10 @@ static int do_markers(void *ctx, xb_error *err)
 static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, xb_error *err)
 {
 	int rc;
+	first_change fc = {dir, m};
 	recovery_opts ro = {.dir = dir,
 			    .before_apply = do_markers,
-			    .before_apply_ctx = (void *)dir,
+			    .before_apply_ctx = &fc,
 			    .use_memory = s->use_memory,
 			    .threads = s->threads,
 			    .compression_level = 6,
@@ -164,8 +178,6 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 	xb_manifest m;
 	xb_manifest_init(&m);
 	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, NULL, &m, &vr, err);
-	if (!rc && vr.have_manifest)
-		rc = verify_mark(dir, &m, XB_MANIFEST_PREPARING, err);
 	if (!rc) {
 		xb_fault(XB_FAULT_PREPARE_STARTED);
 		rc = run(&s, dir, &c, vr.have_manifest ? &m : NULL, err);
