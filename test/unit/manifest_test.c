@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "command/verify/verify.h"
 #include "info/manifest.h"
+#include "info/metafile.h"
 #include "innodb/crc32c.h"
 #include "innodb/page.h"
 #include "memsink.h"
@@ -255,6 +257,25 @@ static void test_malformed(void)
 	bad(HEAD "-------- - - - a/b\nend 1\n", "M: line 2: a foreign entry names a top-level entry");
 }
 
+static void test_names(void)
+{
+	/* neither restore puts the manifest in a datadir: ours leaves it behind,
+	 * mariabackup's skips names ending in .pmap */
+	CU_ASSERT(xb_metafile_stays_behind(XB_MANIFEST_FILE));
+	size_t n = strlen(XB_MANIFEST_FILE);
+	CU_ASSERT(n > 5 && !strcmp(XB_MANIFEST_FILE + n - 5, ".pmap"));
+	/* what a prepare may write, create or remove */
+	static const char *const writes[] = {"ibdata1", "undo001", "ib_logfile0", "db/t.ibd", "db/t.del", "db/t.ren",
+					      "db/t.new", "ib_buffer_pool", "xtrabackup_buffer_pool_mru",
+					      "xtrabackup_binlog_pos_innodb", "xtrabackup_checkpoints.xbtmp"};
+	static const char *const never[] = {"db/t.frm", "db/m.MYD", "aria_log_control", "backup-my.cnf",
+					    "xtrabackup_info", "db/ib_buffer_pool", "db/t.isl"};
+	for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++)
+		CU_ASSERT(verify_prepare_writes(writes[i]));
+	for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+		CU_ASSERT(!verify_prepare_writes(never[i]));
+}
+
 static void test_truncated(void)
 {
 	/* cut anywhere before the last newline: refused; only that newline may go */
@@ -288,6 +309,7 @@ int main(void)
 	CU_add_test(s, "manifest: round trip of real bytes, every state, through a file", test_round_trip);
 	CU_add_test(s, "manifest: every malformed line", test_malformed);
 	CU_add_test(s, "manifest: cut at every byte", test_truncated);
+	CU_add_test(s, "names: the manifest stays behind, what a prepare writes", test_names);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
