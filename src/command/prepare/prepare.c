@@ -6,9 +6,10 @@
  * once, check the directory against its manifest (command/verify/verify.h:
  * a damaged backup is refused untouched), and once the redo copy is known
  * whole mark the manifest "preparing" (so a rerun after an interruption
- * checks the files a prepare writes only for what it never changes), carry out the DDL markers (markers.c), run InnoDB crash recovery on
- * the directory (innodb/recovery/driver.h: the redo copy is applied to
- * the datafiles, which are fsynced, and the log is replaced by an empty one),
+ * checks the files a prepare writes only for what it never changes), carry
+ * out the DDL markers (markers.c), run InnoDB crash recovery on the
+ * directory (innodb/recovery/driver.h: the redo copy is applied to the
+ * datafiles, which are fsynced, and the log is replaced by an empty one),
  * then rewrite the manifest to describe the prepared tree and
  * xtrabackup_checkpoints with backup_type = log-applied, last.
  * Every step can be repeated: pages that already carry a record's LSN skip
