@@ -319,6 +319,63 @@ int inv_read_page0(const char *path, innodb_space_info *info, xb_error *err)
 	return rc;
 }
 
+/* xb_dir_each: a system tablespace file name other than ibdata1 ("ibdata" and digits) ends the walk. */
+static int other_ibdata(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	const char *n = e->name;
+	if (!e->is_file || strncmp(n, "ibdata", 6) || !n[6] || strspn(n + 6, "0123456789") != strlen(n + 6) ||
+	    !strcmp(n, "ibdata1"))
+		return 0;
+	snprintf(ctx, 256, "%s", n);
+	return 1;
+}
+
+int inv_backup_check_defaults(const char *dir, bool page_size, bool data_file_path, xb_error *err)
+{
+	char path[PATH_MAX];
+	int rc = xb_path_join(path, sizeof path, dir, "ibdata1", err);
+	if (rc)
+		return rc;
+	inv_file f;
+	memset(&f, 0, sizeof f);
+	if (access(path, F_OK) && errno == ENOENT)
+		return data_file_path ? xb_err_set(err, XB_E_CONFIG,
+						   "%s is not there, the one file of the default system tablespace (%s): "
+						   "innodb_data_file_path is needed",
+						   path, INV_DATA_FILE_PATH_DEFAULT)
+				      : 0;
+	rc = probe(path, &f, err);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (page_size && f.info.logical_size != 16384)
+		return xb_err_set(err, XB_E_CONFIG,
+				  "%s has %u-byte pages, not the default 16384: innodb_page_size=%uk is needed", path,
+				  f.info.logical_size, f.info.logical_size / 1024);
+	if (!data_file_path)
+		return 0;
+	uint64_t pages = f.info.physical_size ? f.size / f.info.physical_size : 0;
+	if (f.size < (12u << 20))
+		return xb_err_set(err, XB_E_CONFIG,
+				  "%s is %llu bytes, less than the 12 MiB of the default %s: innodb_data_file_path is "
+				  "needed",
+				  path, (unsigned long long)f.size, INV_DATA_FILE_PATH_DEFAULT);
+	if (f.info.fsp_size > pages)
+		return xb_err_set(err, XB_E_CONFIG,
+				  "%s holds %llu pages of a system tablespace of %u (its page 0): the tablespace spans more "
+				  "files than the default %s; innodb_data_file_path is needed",
+				  path, (unsigned long long)pages, f.info.fsp_size, INV_DATA_FILE_PATH_DEFAULT);
+	char other[256] = "";
+	rc = xb_dir_each(dir, 0, other_ibdata, other, err);
+	if (rc < 0 || rc > 1)
+		return rc;
+	if (rc == 1)
+		return xb_err_set(err, XB_E_CONFIG,
+				  "%s/%s is there: the system tablespace spans more files than the default %s; "
+				  "innodb_data_file_path is needed",
+				  dir, other, INV_DATA_FILE_PATH_DEFAULT);
+	return 0;
+}
+
 int inv_link_read(const char *link_path, char *out, size_t n, xb_error *err)
 {
 	FILE *f = fopen(link_path, "r");

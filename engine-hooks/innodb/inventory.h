@@ -144,6 +144,14 @@ const inv_file *inv_system_first(const inventory *inv);
  * cannot be opened or read. */
 int inv_read_page0(const char *path, innodb_space_info *info, xb_error *err);
 
+/* For a backup whose backup-my.cnf does not give them: does it fit the
+ * server's defaults, 16 KiB pages (page_size) and a system tablespace of
+ * one file as INV_DATA_FILE_PATH_DEFAULT makes it (data_file_path: ibdata1,
+ * at least 12 MiB, holding every page FSP_SIZE counts, no ibdata2...)?
+ * 0 when it does or page 0 of ibdata1 cannot tell; XB_E_CONFIG naming the
+ * file, what it holds and the setting the defaults get wrong otherwise. */
+int inv_backup_check_defaults(const char *dir, bool page_size, bool data_file_path, xb_error *err);
+
 /* The path a DATA DIRECTORY link file holds (its first line), into out.
  * XB_E_IO_READ when it cannot be read; out is "" when it holds nothing. */
 int inv_link_read(const char *link_path, char *out, size_t n, xb_error *err);

@@ -269,6 +269,14 @@ int spaces_locate(space_file *f, uint64_t page_no, int *fd, off_t *off, uint64_t
 	return 0;
 }
 
+const char *spaces_path_of(const space_file *f, uint64_t page_no)
+{
+	int i = f->n_parts - 1;
+	while (i > 0 && page_no < f->part[i].first_page)
+		i--;
+	return f->part[i].path;
+}
+
 uint64_t spaces_size_pages(const space_file *f)
 {
 	const space_part *p = &f->part[f->n_parts - 1];

@@ -77,6 +77,9 @@ bool spaces_has_unknown(const spaces *s, const char *server_name);
  * the end of the last part count as in it). */
 int spaces_locate(space_file *f, uint64_t page_no, int *fd, off_t *off, uint64_t *run_max, xb_error *err);
 
+/* The path of the file (part) that holds page_no. */
+const char *spaces_path_of(const space_file *f, uint64_t page_no);
+
 /* Size of the tablespace in pages (sum over its parts, from the files' sizes). */
 uint64_t spaces_size_pages(const space_file *f);
 

@@ -1,7 +1,8 @@
 /*
  * file.c - the file layer on Linux (see file.h): O_DIRECT, renameat2 with
  * RENAME_NOREPLACE, copy_file_range, sync_file_range, lseek SEEK_DATA /
- * SEEK_HOLE, O_TMPFILE, posix_fadvise and O_DIRECTORY. Each falls back the
+ * SEEK_HOLE, O_TMPFILE, posix_fadvise, fallocate (FALLOC_FL_KEEP_SIZE),
+ * fstatvfs and O_DIRECTORY. Each falls back the
  * way file.h says when the kernel or the file system does not support it.
  */
 #include "platform/file.h"
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 int xb_file_open(int dir_fd, const char *name, int flags, mode_t mode, bool *direct)
@@ -102,6 +105,53 @@ int xb_file_next_data(int fd, off_t pos, off_t size, off_t *data, off_t *end)
 	*data = d;
 	*end = h;
 	return 0;
+}
+
+int xb_file_reserve(int fd, off_t off, off_t len)
+{
+	int rc;
+	do
+		rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len);
+	while (rc && errno == EINTR);
+	return rc;
+}
+
+bool xb_file_reserve_unsupported(int err_no)
+{
+	return err_no == EOPNOTSUPP || err_no == ENOSYS || err_no == EINVAL;
+}
+
+off_t xb_file_unallocated(int fd, off_t off, off_t len)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return 0;
+	off_t end = off + len, size = st.st_size, missing = 0, pos = off;
+	if (end > size) {
+		missing += end - (off > size ? off : size);
+		end = size;
+	}
+	while (pos < end) {
+		off_t d, e;
+		if (xb_file_next_data(fd, pos, size, &d, &e) || d >= end) {
+			missing += end - pos;
+			break;
+		}
+		if (d > pos)
+			missing += d - pos;
+		if (e <= d)
+			break;
+		pos = e;
+	}
+	return missing;
+}
+
+long long xb_fs_free(int fd)
+{
+	struct statvfs v;
+	if (fstatvfs(fd, &v))
+		return -1;
+	return (long long)v.f_bavail * (long long)v.f_frsize;
 }
 
 int xb_file_open_temp(const char *dir)

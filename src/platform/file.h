@@ -3,8 +3,9 @@
  *
  * Direct I/O (no page cache), renaming without replacing, in-kernel copies,
  * starting write-back early, finding the data runs of a sparse file,
- * unnamed temporary files, access-pattern advice, and opening a directory to
- * fsync it. Each call says what it does when the system or file system
+ * unnamed temporary files, access-pattern advice, reserving the disk space
+ * of a range before writing it, the free space of a file system, and opening
+ * a directory to fsync it. Each call says what it does when the system or file system
  * cannot: the caller gets a plain fallback (a cached open, a copy through a
  * buffer, the whole file as data) rather than an error, except where the
  * guarantee itself is the point (a rename that must not replace). Return
@@ -71,6 +72,22 @@ int xb_file_open_temp(const char *dir);
 /* Access-pattern advice for [off, off+len) (len 0: to the end). Best effort. */
 enum xb_file_advice { XB_ADVISE_SEQUENTIAL, XB_ADVISE_WILLNEED };
 void xb_file_advise(int fd, off_t off, off_t len, enum xb_file_advice a);
+
+/* Reserve the disk blocks of [off, off+len) of fd without changing its size
+ * or its bytes (holes become allocated zeros, blocks past the end are kept
+ * for a later extension), so that writing the range later cannot fail for
+ * want of space. -1 with errno (ENOSPC); xb_file_reserve_unsupported(errno)
+ * says the file system cannot reserve (the caller then writes without). */
+int xb_file_reserve(int fd, off_t off, off_t len);
+bool xb_file_reserve_unsupported(int err_no);
+
+/* Bytes of [off, off+len) of fd that have no disk blocks yet (holes, and
+ * what lies past the end): what writing the whole range would allocate.
+ * A file system that cannot tell holes says none (0). */
+off_t xb_file_unallocated(int fd, off_t off, off_t len);
+
+/* Bytes free for an unprivileged writer on the file system holding fd; -1 with errno. */
+long long xb_fs_free(int fd);
 
 /* Open a directory (relative to dir_fd as in xb_file_open) to fsync it or to
  * open names in it; nofollow: fail when name is a symbolic link. */

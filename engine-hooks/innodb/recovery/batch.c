@@ -294,7 +294,14 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 			continue;
 		uint64_t b = xb_clock_ns();
 		w->st.ns_apply += b - t1;
-		if (write_all(fd, w->buf + wstart * psz, wn * psz, off + (off_t)(wstart * psz)))
+		const uint8_t *wbuf = w->buf + wstart * psz;
+		off_t woff = off + (off_t)(wstart * psz);
+		if (w->o->journal) {
+			int rc = journal_add(w->o->journal, spaces_path_of(f, w->pages[i + wstart]->page_no), woff, wbuf,
+					     wn * psz, w->err);
+			if (rc)
+				return rc;
+		} else if (write_all(fd, wbuf, wn * psz, woff))
 			return xb_err_set(w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
 					  w->pages[i + wstart]->page_no, strerror(errno));
 		for (size_t k2 = wstart; k2 < wstart + wn; k2++)
@@ -472,6 +479,86 @@ void batch_stats_add(batch_stats *a, const batch_stats *b)
 	a->ns_write += b->ns_write;
 }
 
+/* Too little space for the batch: how much is missing, as an error naming
+ * the file where the reservation failed. Counts what every run of the batch
+ * still lacks plus the journal's part not yet reserved. */
+static int space_missing(spaces *s, collect_page **pages, size_t n, uint64_t journal_need, const char *where,
+			 int fd_fs, xb_error *err)
+{
+	uint64_t need = journal_need;
+	for (size_t i = 0; i < n;) {
+		space_file *f = spaces_find(s, pages[i]->space_id);
+		int fd;
+		off_t off;
+		uint64_t run_max;
+		if (!f || spaces_locate(f, pages[i]->page_no, &fd, &off, &run_max, NULL)) {
+			i++;
+			continue;
+		}
+		size_t k = 1;
+		while (i + k < n && k < run_max && pages[i + k]->space_id == pages[i]->space_id &&
+		       pages[i + k]->page_no == pages[i]->page_no + k)
+			k++;
+		need += (uint64_t)xb_file_unallocated(fd, off, (off_t)(k * f->info.physical_size));
+		i += k;
+	}
+	long long fr = xb_fs_free(fd_fs);
+	uint64_t free_b = fr > 0 ? (uint64_t)fr : 0;
+	uint64_t miss = need > free_b ? need - free_b : 0;
+	xb_err_set(err, XB_E_IO_WRITE,
+		   "no space left on device for %s: applying this batch needs %.1f MiB more disk space (%.1f MiB to "
+		   "allocate, %.1f MiB free); no page was changed",
+		   where, (double)miss / 1048576.0, (double)need / 1048576.0, (double)free_b / 1048576.0);
+	return xb_err_hint(err, "free at least %.0f MiB on that file system (or prepare a copy of the backup on a larger "
+				"one) and run --prepare again",
+			   (double)miss / 1048576.0 + 1);
+}
+
+/* Before anything of the batch is written: the journal's space, then every
+ * run of the batch's pages (holes of a sparse copy included) reserved on
+ * disk, so that a full disk stops the batch here, with the backup unchanged. */
+static int reserve_space(spaces *s, collect_page **pages, size_t n, const batch_opts *o, xb_error *err)
+{
+	uint64_t page_bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		space_file *f = spaces_find(s, pages[i]->space_id);
+		if (f)
+			page_bytes += f->info.physical_size;
+	}
+	journal *j = o->journal;
+	bool enospc = false;
+	uint64_t bound = journal_bound(n, page_bytes);
+	int rc = journal_begin(j, s->dir, bound, &enospc, err);
+	if (rc)
+		return enospc ? space_missing(s, pages, n, bound, j->path, j->fd, err) : rc;
+	for (size_t i = 0; i < n;) {
+		space_file *f = spaces_find(s, pages[i]->space_id);
+		int fd;
+		off_t off;
+		uint64_t run_max;
+		if (!f) {
+			i++;
+			continue;
+		}
+		if ((rc = spaces_locate(f, pages[i]->page_no, &fd, &off, &run_max, err)))
+			return rc;
+		size_t k = 1;
+		while (i + k < n && k < run_max && pages[i + k]->space_id == pages[i]->space_id &&
+		       pages[i + k]->page_no == pages[i]->page_no + k)
+			k++;
+		if (xb_file_reserve(fd, off, (off_t)(k * f->info.physical_size))) {
+			if (xb_file_reserve_unsupported(errno))
+				return 0; /* the journal alone keeps the pages whole */
+			const char *path = spaces_path_of(f, pages[i]->page_no);
+			if (errno == ENOSPC)
+				return space_missing(s, pages + i, n - i, 0, path, fd, err);
+			return xb_err_set(err, XB_E_IO_WRITE, "cannot reserve disk space in %s: %s", path, strerror(errno));
+		}
+		i += k;
+	}
+	return 0;
+}
+
 /* One pass of the workers over the batch's pages (the executor's context). */
 typedef struct pass {
 	collect_page **pages;       /* the batch's pages, sorted */
@@ -572,11 +659,22 @@ int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, x
 	int rc = batch_check_spaces(r, s, err);
 	if (!rc && o->check_first)
 		rc = run_workers(r, s, o, pages, n, true, st, err);
+	if (!rc && o->journal)
+		rc = reserve_space(s, pages, n, o, err);
 	if (!rc)
 		rc = prepare_files(r, s, pages, n, &fst, err);
 	batch_stats_add(st, &fst);
 	if (!rc)
 		rc = run_workers(r, s, o, pages, n, false, st, err);
+	if (!rc && o->journal) {
+		uint64_t t = xb_clock_ns();
+		rc = journal_commit(o->journal, err);
+		if (!rc)
+			xb_fault(XB_FAULT_PREPARE_JOURNAL_COMMITTED);
+		if (!rc)
+			rc = journal_apply(o->journal, err);
+		st->ns_write += xb_clock_ns() - t;
+	}
 	if (!rc && xb_fault(XB_FAULT_PREPARE_BATCH_WRITTEN))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "applying a batch: failed by fault point prepare-batch-written");
 	free(pages);

@@ -11,6 +11,11 @@
  * server's flush does (recompressing page_compressed pages), verifies the
  * result and writes runs of adjacent modified pages with one write. Pages
  * whose last state is FREE_PAGE, and pages already current, are not written.
+ * Before anything of the batch is written, the disk space its pages need is
+ * reserved (a full disk is then an error naming the file and what is
+ * missing, with the backup unchanged), and the runs go through the prepare
+ * journal (journal.h): written there, committed, then in place, so that no
+ * page is ever left torn.
  * doc/redo-records.md §10.
  */
 #ifndef XB_INNODB_RECOVERY_BATCH_H
@@ -22,6 +27,7 @@
 #include "common/error.h"
 #include "innodb/recovery/replay.h"
 #include "innodb/recovery/collect.h"
+#include "innodb/recovery/journal.h"
 #include "innodb/spaces.h"
 
 typedef struct batch_stats {
@@ -47,13 +53,16 @@ typedef struct batch_opts {
 	bool (*should_stop)(void);   /* polled between runs of pages (may be NULL) */
 	bool check_first;            /* read and check every page before writing any (first batch) */
 	bool force_recovery;         /* innodb_force_recovery: a page failing its checksum before apply is left as copied (a warning), not an error */
+	journal *journal;            /* the prepare journal the pages go through (NULL: written in place directly) */
 } batch_opts;
 
 /* Apply the batch held by r. Files of tablespaces that the log says were
  * dropped are skipped; a tablespace with records but neither a file nor a
  * FILE_DELETE is XB_E_MISSING_FILE; a page that fails its checksum before
  * apply (unless o->force_recovery: then left as copied, with a warning), a record that does not fit its page, or a page that fails its
- * checksum after apply is XB_E_CORRUPT_PAGE naming file, page and LSN. */
+ * checksum after apply is XB_E_CORRUPT_PAGE naming file, page and LSN; too
+ * little disk space for the batch's pages (and its journal) is
+ * XB_E_IO_WRITE before anything is changed. */
 int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, xb_error *err);
 
 /* Before anything is written: every tablespace the log has page records for

@@ -384,6 +384,7 @@ typedef struct applier {
 	uint64_t started;       /* batches started so far */
 	bool verified;          /* the verifier was joined without error */
 	spaces *sp;
+	journal *jr;            /* the prepare journal every batch goes through */
 	const recovery_opts *o;
 	recovery_stats *st;
 	volatile uint64_t *prog;
@@ -399,7 +400,8 @@ static void *applier_main(void *arg)
 			   .progress = a->prog,
 			   .should_stop = a->o->should_stop,
 			   .check_first = a->started == 1,
-			   .force_recovery = a->o->force_recovery > 0};
+			   .force_recovery = a->o->force_recovery > 0,
+			   .journal = a->jr};
 	uint64_t t = xb_clock_ns();
 	a->rc = batch_apply(a->running, a->sp, &ro, &a->st->apply, &a->err);
 	a->st->ns_apply_wall += xb_clock_ns() - t;
@@ -685,7 +687,15 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	volatile uint64_t *pc = prog ? xb_progress_counter(prog) : NULL;
 	verifier v;
 	memset(&v, 0, sizeof v);
-	applier a = {.sp = &sp, .o = o, .st = st, .prog = pc};
+	journal jr = {.fd = -1};
+	applier a = {.sp = &sp, .jr = &jr, .o = o, .st = st, .prog = pc};
+	if (!rc) {
+		/* a batch an interrupted prepare committed is made whole before anything reads its pages */
+		uint64_t replayed = 0;
+		rc = journal_replay(o->dir, &replayed, err);
+		if (!rc && replayed)
+			xb_info("%.1f MiB of pages written again from the prepare journal", (double)replayed / 1048576.0);
+	}
 	if (!rc)
 		rc = verifier_start(&v, &l, o, err);
 	if (!rc) {
@@ -698,6 +708,11 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	if (!rc)
 		rc = applier_step(&a, &r, &v, true, err);
 	applier_abort(&a, &r);
+	if (rc)
+		journal_discard(&jr);
+	else
+		rc = journal_end(&jr, err);
+	st->journal_bytes = jr.bytes;
 	verifier_free(&v);
 	if (prog)
 		xb_progress_stop(prog);

@@ -12,6 +12,8 @@
  * nothing is changed before it is done (then before_apply runs and the
  * tablespaces are scanned). Each batch is then applied to the tablespace
  * files (batch.h) on a thread of its own while the next is collected.
+ * Each batch's pages go through the prepare journal (journal.h), which a
+ * rerun after an interruption replays first, so no page is left torn.
  * At the end the files are fsynced and the log is replaced with the small,
  * logically empty one mariabackup leaves (header, checkpoint at end - 16,
  * one FILE_CHECKPOINT mini-transaction), so the server finds nothing to
@@ -64,6 +66,7 @@ typedef struct recovery_stats {
 	uint64_t ns_apply_wall;     /* the applier thread's time on batches (overlaps parsing) */
 	uint64_t ns_wait_apply;     /* what the parser waited for the applier */
 	size_t peak_recv_bytes;     /* most memory held by collected records */
+	uint64_t journal_bytes;     /* bytes written to the prepare journal (journal.h) */
 	size_t budget;              /* the record budget derived from use_memory */
 	int threads;
 	recovery_space_stat top[RECOVERY_TOP_SPACES];

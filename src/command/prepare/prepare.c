@@ -3,15 +3,17 @@
  *
  * Sequence: check that --target-dir is a full backup (xtrabackup_checkpoints),
  * take an exclusive lock on the directory so two prepares never run on it at
- * once, check the directory against its manifest (command/verify/verify.h:
- * a damaged backup is refused untouched), and once the redo copy is known
- * whole mark the manifest "preparing" (so a rerun after an interruption
- * checks the files a prepare writes only for what it never changes), carry
- * out the DDL markers (markers.c), run InnoDB crash recovery on the
- * directory (innodb/recovery/driver.h: the redo copy is applied to the
- * datafiles, which are fsynced, and the log is replaced by an empty one),
- * then rewrite the manifest to describe the prepared tree and
- * xtrabackup_checkpoints with backup_type = log-applied, last.
+ * once, read backup-my.cnf (cnf.c: a missing setting is warned about and
+ * refused when the default does not fit the backup), check the directory
+ * against its manifest (command/verify/verify.h: a damaged backup is refused
+ * untouched), and once the redo copy is known whole mark the manifest
+ * "preparing" (so a rerun after an interruption checks the files a prepare
+ * writes only for what it never changes), carry out the DDL markers
+ * (markers.c), run InnoDB crash recovery on the directory
+ * (innodb/recovery/driver.h: the redo copy is applied to the datafiles,
+ * which are fsynced, and the log is replaced by an empty one), then rewrite
+ * the manifest to describe the prepared tree and xtrabackup_checkpoints with
+ * backup_type = log-applied, last.
  * Every step can be repeated: pages that already carry a record's LSN skip
  * it, markers are removed when done, the log is replaced atomically. So a
  * prepare that was killed can simply be run again, and preparing a prepared
@@ -32,26 +34,12 @@
 #include "common/fault.h"
 #include "common/log.h"
 #include "innodb/warm.h"
-#include "info/backup_cnf.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
 #include "command/verify/verify.h"
 #include "platform/file.h"
 
 typedef xb_checkpoints checkpoints;
-
-/* Options recorded in backup-my.cnf ([mysqld]) that recovery needs. A file
- * that is missing or cannot be read leaves the defaults. */
-static void backup_cnf(const char *dir, char **data_file_path, int *level)
-{
-	xb_backup_cnf cnf;
-	if (xb_backup_cnf_read(dir, &cnf, NULL))
-		return;
-	if (cnf.have & XB_CNF_DATA_FILE_PATH)
-		*data_file_path = strdup(cnf.data_file_path);
-	if ((cnf.have & XB_CNF_COMPRESSION_LEVEL) && cnf.compression_level >= 1 && cnf.compression_level <= 9)
-		*level = cnf.compression_level;
-}
 
 static bool stop_requested(void)
 {
@@ -96,7 +84,8 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_ma
 			    .should_stop = stop_requested,
 			    .force_recovery = s->force_recovery};
 	char *dfp = NULL;
-	backup_cnf(dir, &dfp, &ro.compression_level);
+	if ((rc = prepare_backup_cnf(dir, &dfp, &ro.compression_level, err)))
+		return rc;
 	ro.data_file_path = dfp;
 	if (s->force_limited)
 		xb_warn("--innodb-force-recovery above 1 is limited to 1 for a prepare");
@@ -132,6 +121,8 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_ma
 	if (m && (rc = verify_refresh(dir, m, s->threads, err)))
 		return rc;
 	xb_fault(XB_FAULT_PREPARE_BEFORE_MARKER);
+	if (command_interrupted(err)) /* a signal now still leaves the backup unmarked */
+		return xb_err_hint(err, "every page is applied: run --prepare again to mark the backup prepared");
 	rc = xb_checkpoints_rewrite(dir, c, err);
 	if (rc)
 		return rc;
