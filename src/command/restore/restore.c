@@ -14,8 +14,14 @@
  * the two places, so a --move-back that fails part-way loses nothing. Every
  * destination directory is fsynced at the end. The buffer-pool dump of the
  * backup (warm.c) is sorted, cleaned and written to innodb_buffer_pool_filename.
- * On failure the log says how many files were and were not restored, and
- * which was the first not restored. The workers are common/parallel.h's.
+ * The redo log goes last, alone, after every other file is whole and
+ * fsynced: a datadir that a restore stopped in (even by kill -9) has no
+ * ib_logfile0, so the server refuses it instead of starting on part of the
+ * backup. On failure the log says how many files were and were not
+ * restored, and which was the first not restored; a failed --copy-back then
+ * removes the files it had copied (and the directories it leaves empty), so
+ * the datadir is as it was before the run. The workers are
+ * common/parallel.h's.
  */
 #include "restore_int.h"
 
@@ -30,6 +36,7 @@
 #include <unistd.h>
 
 #include "command/command.h"
+#include "innodb/inventory.h"
 #include "innodb/warm.h"
 #include "common/fault.h"
 #include "common/log.h"
@@ -90,11 +97,14 @@ static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfi
 			if (!*bufp && !(*bufp = malloc(CHUNK)))
 				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 			k = pread(in, *bufp, want, off);
-			if (k > 0) {
-				ssize_t w = pwrite(out, *bufp, (size_t)k, off);
-				if (w != k)
+			for (ssize_t done = 0; k > 0 && done < k;) {
+				ssize_t w = pwrite(out, *bufp + done, (size_t)(k - done), off + done);
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w <= 0) /* a short write, then the error that stopped it (ENOSPC) */
 					return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s.xbrestore: %s", f->dst,
 							  w < 0 ? strerror(errno) : "short write");
+				done += w;
 			}
 		}
 		if (k < 0 && errno == EINTR)
@@ -249,6 +259,43 @@ static double gib(uint64_t b)
 	return (double)b / (1024.0 * 1024 * 1024);
 }
 
+/* A failed --copy-back takes back what it restored: every file it put in
+ * place is removed, then the directories it leaves empty (rmdir, so a
+ * directory holding anything else stays), and the datadir is as before. */
+static size_t take_back(rplan *p, const restore_layout *l)
+{
+	size_t removed = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].state && p->v[i].kind != RF_DIR && unlink(p->v[i].dst) == 0) {
+			p->v[i].state = 0;
+			removed++;
+		}
+	const char *fixed[] = {l->datadir, l->data_home, l->undo_dir, l->log_dir, l->aria_log_dir};
+	for (size_t i = p->n; i-- > 0;) {
+		char dir[PATH_MAX * 2];
+		if (snprintf(dir, sizeof dir, "%s", p->v[i].dst) >= (int)sizeof dir)
+			continue;
+		if (p->v[i].kind != RF_DIR) {
+			char *slash = strrchr(dir, '/');
+			if (!slash || slash == dir)
+				continue;
+			*slash = '\0';
+		}
+		for (;;) { /* up to, not including, the layout's own directories */
+			bool top = false;
+			for (size_t k = 0; k < sizeof fixed / sizeof *fixed; k++)
+				top |= fixed[k] && !strcmp(fixed[k], dir);
+			if (top || rmdir(dir))
+				break;
+			char *slash = strrchr(dir, '/');
+			if (!slash || slash == dir)
+				break;
+			*slash = '\0';
+		}
+	}
+	return removed;
+}
+
 /* Report a failed run: what is where now. */
 static void report_failure(const rctx *c, const char *backup_dir, xb_error *err)
 {
@@ -267,8 +314,8 @@ static void report_failure(const rctx *c, const char *backup_dir, xb_error *err)
 				 "--move-back again with --force-non-empty-directories to move the rest",
 			    backup_dir);
 	else
-		xb_err_hint(err, "the destination is incomplete (the files restored are listed above): empty it and "
-				 "run --copy-back again");
+		xb_err_hint(err, "the files copied were removed again, the datadir is as it was: fix the cause and run "
+				 "--copy-back again");
 }
 
 /* Say who must own the files for the server to start. */
@@ -409,10 +456,26 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		goto out_warm;
 	xb_progress_add_total(prog, p.bytes);
 	c.progress = xb_progress_counter(prog);
-	xb_parallel_cfg run_cfg = {.threads = threads, .jobs = p.n, .ctx = &c, .job = restore_job};
+	/* the redo log last, once every other file is whole and fsynced: a
+	 * restore stopped before (even by kill -9) leaves no ib_logfile0, and the
+	 * server refuses to start on such a datadir instead of running on part
+	 * of the backup */
+	size_t last = p.n;
+	for (size_t i = 0; i < p.n; i++)
+		if (p.v[i].kind != RF_DIR && inv_is_redo_name(p.v[i].rel)) {
+			rfile t = p.v[i];
+			memmove(&p.v[i], &p.v[i + 1], (p.n - i - 1) * sizeof p.v[0]);
+			p.v[p.n - 1] = t;
+			last = p.n - 1;
+			break;
+		}
+	xb_parallel_cfg run_cfg = {.threads = threads, .jobs = last, .ctx = &c, .job = restore_job};
 	xb_error run_err;
 	xb_err_clear(&run_err);
 	int failed = xb_parallel_run(&run_cfg, &run_err);
+	sync_dirs(&p, &l);
+	if (!failed && last < p.n && !command_interrupted(NULL))
+		failed = restore_job(NULL, &c, last, 0, NULL, &run_err);
 	xb_progress_stop(prog);
 	sync_dirs(&p, &l);
 	if (failed || command_interrupted(NULL)) {
@@ -422,6 +485,10 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			command_interrupted(err);
 		rc = err->code ? err->code : XB_E_INTERRUPTED;
 		report_failure(&c, dir, err);
+		if (!move) {
+			size_t n = take_back(&p, &l);
+			xb_warn("--copy-back: the %zu files it had copied into %s are removed again", n, l.datadir);
+		}
 		goto out_warm;
 	}
 	if (p.dump) {
