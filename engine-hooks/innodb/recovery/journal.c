@@ -1,17 +1,18 @@
 /*
  * journal.c - the prepare journal (journal.h; its layout is doc/prepare-journal.md).
  *
- * The file is a 512-byte header followed by records. Workers reserve a
- * record's place with one atomic add on the end offset and write it there,
- * so appends from several threads never wait on each other. A record is a
- * 24-byte head (magic, name length, data length, CRC-32C, file offset),
- * the file's name relative to the backup directory and the run of page
- * images. The header, written last and alone, holds the number of records,
- * the end offset and its own CRC-32C: a header that does not check out
- * means the batch was never committed, so none of it was written in place.
- * Applying reads the records back in order (from the page cache: they
- * were just written), writes each at its place, keeps the files it wrote
- * open and fsyncs them all at the end, before the header is cleared.
+ * The file is a 512-byte header (magic, generation, CRC-32C) followed by
+ * records. Workers reserve a record's place with one atomic add on the end
+ * offset and write it there, so appends from several threads never wait
+ * on each other. A record is a 32-byte head (magic, name length, data
+ * length, CRC-32C, file offset, generation), the file's name relative to
+ * the backup directory and the run of page images; the CRC covers all of
+ * it. A record counts only when its magic, generation and CRC check out:
+ * bytes left over from an earlier generation, or a record that was not
+ * yet durable when the run stopped, end the walk. Applying reads the
+ * records back in order (from the page cache: they were just written) and
+ * writes each at its place; the files written are kept open until they
+ * are fsynced, when the journal starts over or ends.
  */
 #include "innodb/recovery/journal.h"
 
@@ -31,15 +32,15 @@
 #include "platform/file.h"
 
 #define HEADER_BYTES 512u
-#define HEADER_MAGIC "XBPJRNL1"
+#define HEADER_MAGIC "XBPJRNL2"
 #define REC_MAGIC 0x58424a52u /* "XBJR" */
-#define REC_HEAD 24u
+#define REC_HEAD 32u
 #define REC_MAX_DATA (16u << 20)
 
 uint64_t journal_bound(uint64_t n_pages, uint64_t page_bytes)
 {
 	/* at worst one record per page, each with a head and a name */
-	return HEADER_BYTES + page_bytes + n_pages * (REC_HEAD + 512u);
+	return page_bytes + n_pages * (REC_HEAD + 512u);
 }
 
 static int write_all(int fd, const void *buf, size_t n, off_t off)
@@ -78,8 +79,8 @@ static int read_exact(int fd, void *buf, size_t n, off_t off)
 	return 0;
 }
 
-/* The files a replay or an apply wrote to, kept open to fsync them at the end. */
-typedef struct targets {
+/* The files written in place, kept open to fsync them. */
+typedef struct journal_targets {
 	char **names;
 	int *fds;
 	size_t n, cap;
@@ -144,50 +145,54 @@ static int targets_close(targets *t, const char *dir, bool sync, xb_error *err)
 	return rc;
 }
 
-static const char *hint_rerun(void)
+/* The record at pos (below end) of generation gen, its name into name and
+ * its data into buf: its length, or 0 when there is no whole record there. */
+static uint64_t record_read(int fd, uint64_t pos, uint64_t end, uint64_t gen, char name[4097], uint8_t *buf,
+			    uint32_t *dlen_out, uint64_t *off_out)
 {
-	return "free space (or mend the cause) and run --prepare again: it first rewrites these pages from "
-	       JOURNAL_NAME;
+	uint8_t h[REC_HEAD];
+	if (pos + REC_HEAD > end || read_exact(fd, h, REC_HEAD, (off_t)pos))
+		return 0;
+	uint32_t nlen = be16_get(h + 4), dlen = be32_get(h + 8), crc = be32_get(h + 12);
+	if (be32_get(h) != REC_MAGIC || be64_get(h + 24) != gen || !nlen || nlen > 4096 || dlen > REC_MAX_DATA ||
+	    pos + REC_HEAD + nlen + dlen > end || read_exact(fd, name, nlen, (off_t)(pos + REC_HEAD)) ||
+	    read_exact(fd, buf, dlen, (off_t)(pos + REC_HEAD + nlen)))
+		return 0;
+	name[nlen] = 0;
+	be32_put(h + 12, 0);
+	if (crc32c_update(crc32c_update(crc32c(h, REC_HEAD), name, nlen), buf, dlen) != crc)
+		return 0;
+	*dlen_out = dlen;
+	*off_out = be64_get(h + 16);
+	return REC_HEAD + nlen + dlen;
 }
 
-/* Write the records [HEADER_BYTES, end) of the journal fd in place under dir and fsync them. */
-static int apply_records(int fd, const char *jpath, const char *dir, uint64_t end, uint64_t records,
-			 uint64_t *bytes, xb_error *err)
+static const char *hint_rerun(void)
 {
-	targets t = {0};
+	return "free space (or mend the cause) and run --prepare again: it first rewrites these pages from " JOURNAL_NAME;
+}
+
+/* Write the records of generation gen in [pos, end) of the journal fd in place under dir:
+ * at most max records (0: up to the first that is not whole). *bytes: data written. */
+static int apply_records(int fd, const char *dir, targets *t, uint64_t pos, uint64_t end, uint64_t gen,
+			 uint64_t max, uint64_t *bytes, xb_error *err)
+{
 	uint8_t *buf = malloc(REC_MAX_DATA);
 	if (!buf)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	int rc = 0;
-	uint64_t pos = HEADER_BYTES, n = 0;
+	char name[4097];
 	*bytes = 0;
-	while (!rc && n < records) {
-		uint8_t h[REC_HEAD];
-		char name[4097];
-		if (pos + REC_HEAD > end || read_exact(fd, h, REC_HEAD, (off_t)pos)) {
-			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: record %llu at byte %llu is cut short", jpath,
-					(unsigned long long)n, (unsigned long long)pos);
+	for (uint64_t n = 0; !rc && (!max || n < max); n++) {
+		uint32_t dlen;
+		uint64_t off, len = record_read(fd, pos, end, gen, name, buf, &dlen, &off);
+		if (!len) {
+			if (max)
+				rc = xb_err_set(err, XB_E_INTERNAL, "%s/%s: record %llu at byte %llu reads back damaged", dir,
+						JOURNAL_NAME, (unsigned long long)n, (unsigned long long)pos);
 			break;
 		}
-		uint32_t nlen = be16_get(h + 4), dlen = be32_get(h + 8), crc = be32_get(h + 12);
-		uint64_t off = be64_get(h + 16);
-		if (be32_get(h) != REC_MAGIC || !nlen || nlen >= sizeof name || dlen > REC_MAX_DATA ||
-		    pos + REC_HEAD + nlen + dlen > end ||
-		    read_exact(fd, name, nlen, (off_t)(pos + REC_HEAD)) ||
-		    read_exact(fd, buf, dlen, (off_t)(pos + REC_HEAD + nlen))) {
-			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: record %llu at byte %llu is damaged", jpath,
-					(unsigned long long)n, (unsigned long long)pos);
-			break;
-		}
-		name[nlen] = 0;
-		be32_put(h + 12, 0);
-		uint32_t c = crc32c_update(crc32c_update(crc32c(h, REC_HEAD), name, nlen), buf, dlen);
-		if (c != crc) {
-			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: record %llu (%s at byte %llu) fails its checksum",
-					jpath, (unsigned long long)n, name, (unsigned long long)off);
-			break;
-		}
-		int tfd = target_fd(&t, dir, name, err);
+		int tfd = target_fd(t, dir, name, err);
 		if (tfd < 0) {
 			rc = err && err->code ? err->code : XB_E_IO_WRITE;
 			break;
@@ -206,40 +211,32 @@ static int apply_records(int fd, const char *jpath, const char *dir, uint64_t en
 			break;
 		}
 		*bytes += dlen;
-		pos += REC_HEAD + nlen + dlen;
-		n++;
+		pos += len;
 	}
 	free(buf);
-	int src = targets_close(&t, dir, !rc, rc ? NULL : err);
-	if (!rc)
-		rc = src;
 	if (rc == XB_E_IO_WRITE)
 		xb_err_hint(err, "%s", hint_rerun());
 	return rc;
 }
 
-/* The committed header of fd: true with records and end when there is one. */
-static bool header_read(int fd, uint64_t *records, uint64_t *end)
+/* The generation in the header of fd; false when it has no valid header. */
+static bool header_read(int fd, uint64_t *gen)
 {
 	uint8_t h[HEADER_BYTES];
-	if (read_exact(fd, h, sizeof h, 0) || memcmp(h, HEADER_MAGIC, 8) || crc32c(h, 24) != be32_get(h + 24))
+	if (read_exact(fd, h, sizeof h, 0) || memcmp(h, HEADER_MAGIC, 8) || crc32c(h, 16) != be32_get(h + 16))
 		return false;
-	*records = be64_get(h + 8);
-	*end = be64_get(h + 16);
-	return *records > 0 && *end > HEADER_BYTES;
+	*gen = be64_get(h + 8);
+	return true;
 }
 
-static int header_write(int fd, uint64_t records, uint64_t end)
+static int header_write(int fd, uint64_t gen)
 {
 	uint8_t h[HEADER_BYTES];
 	memset(h, 0, sizeof h);
-	if (records) {
-		memcpy(h, HEADER_MAGIC, 8);
-		be64_put(h + 8, records);
-		be64_put(h + 16, end);
-		be32_put(h + 24, crc32c(h, 24));
-	}
-	return write_all(fd, h, sizeof h, 0);
+	memcpy(h, HEADER_MAGIC, 8);
+	be64_put(h + 8, gen);
+	be32_put(h + 16, crc32c(h, 16));
+	return write_all(fd, h, sizeof h, 0) || fdatasync(fd) ? -1 : 0;
 }
 
 static int remove_journal(const char *path, const char *dir, xb_error *err)
@@ -263,20 +260,17 @@ int journal_replay(const char *dir, uint64_t *bytes, xb_error *err)
 		return 0;
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
-	uint64_t records, end;
-	if (!header_read(fd, &records, &end)) {
-		close(fd);
-		xb_info("%s: a batch journaled by an interrupted prepare but never committed (none of it was written "
-			"in place): removed", path);
-		return remove_journal(path, dir, err);
+	uint64_t gen;
+	off_t size = lseek(fd, 0, SEEK_END);
+	if (header_read(fd, &gen) && size > (off_t)HEADER_BYTES) {
+		xb_info("%s: pages an interrupted prepare wrote: writing them in place again", path);
+		targets t = {0};
+		rc = apply_records(fd, dir, &t, HEADER_BYTES, (uint64_t)size, gen, 0, bytes, err);
+		int src = targets_close(&t, dir, !rc, rc ? NULL : err);
+		if (!rc)
+			rc = src;
 	}
-	xb_info("%s: %llu runs of pages of a batch an interrupted prepare had committed: writing them in place again",
-		path, (unsigned long long)records);
-	rc = apply_records(fd, path, dir, end, records, bytes, err);
 	close(fd);
-	if (rc == XB_E_CORRUPT_PAGE)
-		return xb_err_hint(err, "the journal of an interrupted prepare is damaged: prepare a fresh copy of the "
-					"backup");
 	if (!rc)
 		rc = remove_journal(path, dir, err);
 	return rc;
@@ -290,18 +284,23 @@ int journal_begin(journal *j, const char *dir, uint64_t bound, bool *enospc, xb_
 		if (rc)
 			return rc;
 		j->dir_len = strlen(dir);
+		if (!j->t && !(j->t = calloc(1, sizeof *j->t)))
+			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 		j->fd = xb_file_open(XB_FILE_CWD, j->path, XB_FILE_RDWR | XB_FILE_CREATE | XB_FILE_TRUNC, 0640, NULL);
 		if (j->fd < 0)
 			return xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", j->path, strerror(errno));
+		j->gen = 1;
 		j->reserved = 0;
-		if (xb_dir_sync(dir))
-			return xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", dir, strerror(errno));
+		atomic_store(&j->end, HEADER_BYTES);
+		if (header_write(j->fd, j->gen) || xb_dir_sync(dir))
+			return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", j->path, strerror(errno));
 	}
-	atomic_store(&j->end, HEADER_BYTES);
 	atomic_store(&j->records, 0);
-	if (bound > j->reserved) {
-		if (xb_file_reserve(j->fd, 0, (off_t)bound) == 0)
-			j->reserved = bound;
+	j->batch_start = atomic_load(&j->end);
+	uint64_t want = j->batch_start + bound;
+	if (want > j->reserved) {
+		if (xb_file_reserve(j->fd, 0, (off_t)want) == 0)
+			j->reserved = want;
 		else if (errno == ENOSPC) {
 			*enospc = true;
 			return xb_err_set(err, XB_E_IO_WRITE, "cannot reserve %.1f MiB for %s: %s", (double)bound / 1048576.0,
@@ -327,6 +326,7 @@ int journal_add(journal *j, const char *path, off_t off, const uint8_t *buf, siz
 	be32_put(head + 8, (uint32_t)len);
 	be32_put(head + 12, 0);
 	be64_put(head + 16, (uint64_t)off);
+	be64_put(head + 24, j->gen);
 	memcpy(head + REC_HEAD, name, nlen);
 	be32_put(head + 12, crc32c_update(crc32c_update(crc32c(head, REC_HEAD), name, nlen), buf, len));
 	uint64_t pos = atomic_fetch_add(&j->end, REC_HEAD + nlen + len);
@@ -339,13 +339,12 @@ int journal_add(journal *j, const char *path, off_t off, const uint8_t *buf, siz
 
 int journal_commit(journal *j, xb_error *err)
 {
-	uint64_t records = atomic_load(&j->records), end = atomic_load(&j->end);
-	if (!records)
+	if (!atomic_load(&j->records))
 		return 0;
-	if (fdatasync(j->fd) || header_write(j->fd, records, end) || fdatasync(j->fd))
+	if (fdatasync(j->fd))
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", j->path, strerror(errno));
-	j->bytes += end - HEADER_BYTES;
-	j->committed = true;
+	j->synced = true;
+	j->bytes += atomic_load(&j->end) - j->batch_start;
 	return 0;
 }
 
@@ -356,14 +355,17 @@ int journal_apply(journal *j, xb_error *err)
 		return 0;
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%.*s", (int)j->dir_len, j->path);
-	int rc = apply_records(j->fd, j->path, dir, end, records, &bytes, err);
-	if (rc)
+	int rc = apply_records(j->fd, dir, j->t, j->batch_start, end, j->gen, records, &bytes, err);
+	if (rc || end < JOURNAL_SYNC_BYTES)
 		return rc;
-	/* every page is durable in place: the batch need not be replayed any more */
-	if (header_write(j->fd, 0, 0) || fdatasync(j->fd))
+	/* the files durable: the journal starts over, its old records now of a past generation */
+	if ((rc = targets_close(j->t, dir, true, err)))
+		return rc;
+	if (header_write(j->fd, j->gen + 1))
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", j->path, strerror(errno));
-	atomic_store(&j->records, 0);
-	j->committed = false;
+	j->gen++;
+	j->synced = false;
+	atomic_store(&j->end, HEADER_BYTES);
 	return 0;
 }
 
@@ -371,22 +373,29 @@ void journal_discard(journal *j)
 {
 	if (j->fd < 0)
 		return;
-	close(j->fd);
-	j->fd = -1;
-	if (j->committed)
-		return;
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%.*s", (int)j->dir_len, j->path);
-	(void)remove_journal(j->path, dir, NULL);
+	targets_close(j->t, dir, false, NULL);
+	free(j->t);
+	j->t = NULL;
+	close(j->fd);
+	j->fd = -1;
+	if (!j->synced)
+		(void)remove_journal(j->path, dir, NULL);
 }
 
 int journal_end(journal *j, xb_error *err)
 {
 	if (j->fd < 0)
 		return 0;
-	close(j->fd);
-	j->fd = -1;
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%.*s", (int)j->dir_len, j->path);
+	int rc = targets_close(j->t, dir, true, err);
+	free(j->t);
+	j->t = NULL;
+	close(j->fd);
+	j->fd = -1;
+	if (rc) /* the journal stays: the files are not known to be durable */
+		return rc;
 	return remove_journal(j->path, dir, err);
 }

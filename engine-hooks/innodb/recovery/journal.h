@@ -9,14 +9,18 @@
  * old trailer, which no rerun can repair from the redo log. So the workers
  * of a batch append their runs of pages to the journal
  * (xtrabackup_prepare_journal, doc/prepare-journal.md) instead;
- * journal_commit() fsyncs it and then writes and fsyncs its header, the
- * commit point; journal_apply() writes every run in place, fsyncs the
- * files and empties the journal. A run that finds a committed journal
- * (journal_replay(), before anything else) writes it in place again: the
- * images are the final state of those pages for the log being applied,
- * so writing them twice changes nothing. A journal that was not committed
- * was never written in place: it is dropped. Cost: the batch's pages are
- * written once more, in one sequential stream, plus two fsyncs.
+ * journal_commit() fsyncs it (one fdatasync per batch), journal_apply()
+ * then writes the batch's runs in place, without an fsync: the journal
+ * keeps every image written since the files were last fsynced. Once it
+ * passes JOURNAL_SYNC_BYTES, the files are fsynced and the journal starts
+ * over (a new generation). A run that finds a journal (journal_replay(),
+ * before anything else) writes its records in place again, in order, up
+ * to the first that is incomplete: each is the whole image of a run of
+ * pages at a state recovery passes through, so any prefix of them leaves
+ * every page whole, and the redo log then brings each page the rest of
+ * the way (a record already in a page is skipped by its LSN). Cost: the
+ * pages are written once more, in one sequential stream, plus one
+ * fdatasync per batch.
  */
 #ifndef XB_INNODB_RECOVERY_JOURNAL_H
 #define XB_INNODB_RECOVERY_JOURNAL_H
@@ -30,47 +34,54 @@
 
 #define JOURNAL_NAME "xtrabackup_prepare_journal"
 
+#define JOURNAL_SYNC_BYTES (256ull << 20) /* journal bytes after which the files are fsynced and it starts over */
+
+struct journal_targets;
+
 typedef struct journal {
 	char path[4096];          /* DIR/xtrabackup_prepare_journal */
 	size_t dir_len;           /* length of the backup directory's path (names are kept relative to it) */
-	int fd;                   /* open between journal_begin() and journal_end(), else -1 */
+	int fd;                   /* open from the first journal_begin() to journal_end(), else -1 */
+	uint64_t gen;             /* generation of the records now written (the header's) */
 	_Atomic uint64_t end;     /* bytes used: the header, then the records appended so far */
-	_Atomic uint64_t records; /* records appended */
-	uint64_t reserved;        /* bytes reserved on disk for this batch */
+	_Atomic uint64_t records; /* records of the running batch */
+	uint64_t batch_start;     /* where the running batch's records begin */
+	uint64_t reserved;        /* bytes reserved on disk from offset 0 */
 	uint64_t bytes;           /* bytes journaled over the whole run (statistics) */
-	bool committed;           /* the header is written and its batch not yet durable in place */
+	bool synced;              /* records of this generation are durable: they may be in place too */
+	struct journal_targets *t; /* the files written in place since they were last fsynced */
 } journal;
 
-/* Bytes a batch of n_pages pages of page_bytes in total may need in the journal. */
+/* Bytes a batch of n_pages pages of page_bytes in total may add to the journal. */
 uint64_t journal_bound(uint64_t n_pages, uint64_t page_bytes);
 
-/* Before recovery: a committed journal left in dir by an interrupted run is
- * written in place and fsynced (*pages: pages rewritten), then removed; an
- * uncommitted one is removed. A committed journal whose records fail their
- * checksums is XB_E_CORRUPT_PAGE (the backup cannot be repaired). */
-int journal_replay(const char *dir, uint64_t *pages, xb_error *err);
+/* Before recovery: the records of a journal left in dir by an interrupted
+ * run are written in place, in order, up to the first incomplete one, and
+ * fsynced (*bytes: bytes rewritten); then the journal is removed. */
+int journal_replay(const char *dir, uint64_t *bytes, xb_error *err);
 
-/* Start a batch: open (or empty) the journal and reserve bound bytes for it.
- * XB_E_IO_WRITE naming the journal when the space cannot be had (*enospc
- * then true: the caller says how much is missing). */
+/* Start a batch: create the journal the first time, and reserve its space
+ * for bound more bytes. XB_E_IO_WRITE naming the journal when the space
+ * cannot be had (*enospc then true: the caller says how much is missing). */
 int journal_begin(journal *j, const char *dir, uint64_t bound, bool *enospc, xb_error *err);
 
 /* Append a run of pages (len bytes at off of file path). Safe from several
  * threads at once. */
 int journal_add(journal *j, const char *path, off_t off, const uint8_t *buf, size_t len, xb_error *err);
 
-/* The commit point: fsync the records, then write and fsync the header. */
+/* The batch's records made durable (fdatasync). */
 int journal_commit(journal *j, xb_error *err);
 
-/* Write every record in place, fsync the files written, then empty the
- * journal. An error leaves the journal committed, for journal_replay(). */
+/* Write the batch's records in place; past JOURNAL_SYNC_BYTES, fsync the
+ * files and start the journal over. An error leaves the journal for
+ * journal_replay(). */
 int journal_apply(journal *j, xb_error *err);
 
-/* After an error: remove the journal when it holds no committed batch
- * (nothing of it was written in place), else only close it, for the rerun. */
+/* After an error: remove the journal when none of its records can have
+ * been written in place, else only close it, for the rerun. */
 void journal_discard(journal *j);
 
-/* Close and remove the journal (its batches are all durable). */
+/* fsync the files written in place, then close and remove the journal. */
 int journal_end(journal *j, xb_error *err);
 
 #endif
