@@ -37,6 +37,7 @@
 
 #include "command/command.h"
 #include "innodb/inventory.h"
+#include "innodb/recovery/journal.h"
 #include "innodb/warm.h"
 #include "common/fault.h"
 #include "common/log.h"
@@ -392,6 +393,14 @@ static int run(const xb_options *o, bool move, xb_error *err)
 		xb_err_set(err, XB_E_NOT_PREPARED, "the backup in %s is not prepared (backup_type = %s): nothing was restored",
 			   dir, cp.backup_type);
 		return xb_err_hint(err, "run xtrabackup --prepare --target-dir=%s first", dir);
+	}
+	char jpath[PATH_MAX];
+	if ((rc = xb_path_join(jpath, sizeof jpath, dir, JOURNAL_NAME, err)))
+		return rc;
+	if (access(jpath, F_OK) == 0) {
+		xb_err_set(err, XB_E_NOT_PREPARED, "%s: a --prepare of this backup was interrupted while writing pages: "
+			   "nothing was restored", jpath);
+		return xb_err_hint(err, "run xtrabackup --prepare --target-dir=%s again first", dir);
 	}
 	verify_result vr;
 	xb_manifest m;

@@ -12,7 +12,8 @@
 #                            the rerun succeeds
 #   --copy-back, kill -9  -> killed (137); the datadir holds part of the
 #                            backup but no ib_logfile0 (the redo log goes
-#                            last), so no server starts on it; the rerun is
+#                            last), and mariadbd refuses to start on it
+#                            ("ib_logfile0 was not found"); the rerun is
 #                            refused ("not empty", error 7 TARGET) and says
 #                            to restore into an empty directory; emptied, it
 #                            succeeds
@@ -88,6 +89,14 @@ for mode in copy-back move-back; do
         else
             in_d=$(find "$D" -type f | wc -l)
             (( in_d >= 4 )) || fail "$what: only $in_d files in the datadir after the kill"
+            # the server refuses the datadir the kill left
+            u=$(_srv_user)
+            [[ $u != "$(id -un)" ]] && chown -R "$u" "$T/$name"
+            timeout 60 "$MARIADBD" --no-defaults --datadir="$D" --socket="$T/$name/probe.sock" --skip-networking \
+                --user="$u" --log-error="$T/$name/probe.err" > /dev/null 2>&1
+            rc=$?
+            (( rc != 0 && rc != 124 )) || fail "$what: a server started on the datadir the kill left (exit $rc)"
+            assert_contains "$T/$name/probe.err" 'ib_logfile0 was not found' "$what: the server refuses it for want of the redo log"
             xb_run --defaults-file="$cnf" --copy-back --target-dir="$C"
             assert_error TARGET "$XB_RC" "$XB_ERR" "$what: rerun into the datadir the kill left"
             assert_contains "$XB_ERR" 'is not empty' "$what: rerun: the error"
