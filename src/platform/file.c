@@ -107,6 +107,41 @@ int xb_file_next_data(int fd, off_t pos, off_t size, off_t *data, off_t *end)
 	return 0;
 }
 
+int xb_file_pwrite_all(int fd, const void *buf, size_t n, off_t off)
+{
+	const char *p = buf;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pwrite(fd, p + done, n - done, off + (off_t)done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+ssize_t xb_file_pread_all(int fd, void *buf, size_t n, off_t off)
+{
+	char *p = buf;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pread(fd, p + done, n - done, off + (off_t)done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		done += (size_t)k;
+	}
+	return (ssize_t)done;
+}
+
 int xb_file_reserve(int fd, off_t off, off_t len)
 {
 	int rc;

@@ -1,7 +1,8 @@
 /*
  * file.h - the file calls that differ between systems, behind one small API.
  *
- * Direct I/O (no page cache), renaming without replacing, in-kernel copies,
+ * Direct I/O (no page cache), whole positioned reads and writes, renaming
+ * without replacing, in-kernel copies,
  * starting write-back early, finding the data runs of a sparse file,
  * unnamed temporary files, access-pattern advice, reserving the disk space
  * of a range before writing it, the free space of a file system, and opening
@@ -72,6 +73,14 @@ int xb_file_open_temp(const char *dir);
 /* Access-pattern advice for [off, off+len) (len 0: to the end). Best effort. */
 enum xb_file_advice { XB_ADVISE_SEQUENTIAL, XB_ADVISE_WILLNEED };
 void xb_file_advise(int fd, off_t off, off_t len, enum xb_file_advice a);
+
+/* pwrite all n bytes at off, again after EINTR and short writes: 0, or -1
+ * with errno (ENOSPC after a short write; EIO for a write of nothing). */
+int xb_file_pwrite_all(int fd, const void *buf, size_t n, off_t off);
+
+/* pread up to n bytes at off, again after EINTR and short reads: the bytes
+ * read (fewer only at the end of the file), or -1 with errno. */
+ssize_t xb_file_pread_all(int fd, void *buf, size_t n, off_t off);
 
 /* Reserve the disk blocks of [off, off+len) of fd without changing its size
  * or its bytes (holes become allocated zeros, blocks past the end are kept

@@ -69,37 +69,6 @@ static void count_skipped(const uint8_t *r, size_t len, replay_stats *st)
 	}
 }
 
-static int read_all(int fd, uint8_t *buf, size_t n, off_t off, size_t *got)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pread(fd, buf + done, n - done, off + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		done += (size_t)k;
-	}
-	*got = done;
-	return 0;
-}
-
-static int write_all(int fd, const uint8_t *buf, size_t n, off_t off)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pwrite(fd, buf + done, n - done, off + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		done += (size_t)k;
-	}
-	return 0;
-}
-
 /* The stored page at frame -> the page redo applies to (decompressed for page_compressed);
  * *frame NULL: a damaged page left as copied (force_recovery). */
 static int load_frame(worker *w, space_file *f, collect_page *pg, uint8_t *stored, uint8_t **frame, uint64_t *page_lsn)
@@ -252,8 +221,9 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		need_read |= !w->pages[i + k]->init_lsn;
 	uint64_t t0 = xb_clock_ns();
 	if (need_read) {
-		size_t got;
-		if (read_all(fd, w->buf, n * psz, off, &got))
+		ssize_t k = xb_file_pread_all(fd, w->buf, n * psz, off);
+		size_t got = k > 0 ? (size_t)k : 0;
+		if (k < 0)
 			return xb_err_set(w->err, XB_E_IO_READ, "cannot read %s page %u: %s", f->rel,
 					  w->pages[i]->page_no, strerror(errno));
 		memset(w->buf + got, 0, n * psz - got);
@@ -301,7 +271,7 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 					     wn * psz, w->err);
 			if (rc)
 				return rc;
-		} else if (write_all(fd, wbuf, wn * psz, woff))
+		} else if (xb_file_pwrite_all(fd, wbuf, wn * psz, woff))
 			return xb_err_set(w->err, XB_E_IO_WRITE, "cannot write %s page %u: %s", f->rel,
 					  w->pages[i + wstart]->page_no, strerror(errno));
 		for (size_t k2 = wstart; k2 < wstart + wn; k2++)

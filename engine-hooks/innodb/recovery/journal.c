@@ -45,38 +45,13 @@ uint64_t journal_bound(uint64_t n_pages, uint64_t page_bytes)
 
 static int write_all(int fd, const void *buf, size_t n, off_t off)
 {
-	const uint8_t *p = buf;
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pwrite(fd, p + done, n - done, off + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = EIO;
-			return -1;
-		}
-		done += (size_t)k;
-	}
-	return 0;
+	return xb_file_pwrite_all(fd, buf, n, off);
 }
 
 static int read_exact(int fd, void *buf, size_t n, off_t off)
 {
-	uint8_t *p = buf;
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pread(fd, p + done, n - done, off + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENODATA;
-			return -1;
-		}
-		done += (size_t)k;
-	}
-	return 0;
+	ssize_t k = xb_file_pread_all(fd, buf, n, off);
+	return k == (ssize_t)n ? 0 : -1;
 }
 
 /* The files written in place, kept open to fsync them. */

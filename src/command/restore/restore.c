@@ -98,15 +98,9 @@ static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfi
 			if (!*bufp && !(*bufp = malloc(CHUNK)))
 				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 			k = pread(in, *bufp, want, off);
-			for (ssize_t done = 0; k > 0 && done < k;) {
-				ssize_t w = pwrite(out, *bufp + done, (size_t)(k - done), off + done);
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0) /* a short write, then the error that stopped it (ENOSPC) */
-					return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s.xbrestore: %s", f->dst,
-							  w < 0 ? strerror(errno) : "short write");
-				done += w;
-			}
+			/* a short write, then the error that stopped it (ENOSPC) */
+			if (k > 0 && xb_file_pwrite_all(out, *bufp, (size_t)k, off))
+				return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s.xbrestore: %s", f->dst, strerror(errno));
 		}
 		if (k < 0 && errno == EINTR)
 			continue;
