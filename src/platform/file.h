@@ -92,7 +92,8 @@ bool xb_file_reserve_unsupported(int err_no);
 
 /* Bytes of [off, off+len) of fd that have no disk blocks yet (holes, and
  * what lies past the end): what writing the whole range would allocate.
- * A file system that cannot tell holes says none (0). */
+ * A file system that cannot tell holes says none (0); blocks reserved but
+ * never written may count as holes (ext4 reports them so). */
 off_t xb_file_unallocated(int fd, off_t off, off_t len);
 
 /* Bytes free for an unprivileged writer on the file system holding fd; -1 with errno. */
