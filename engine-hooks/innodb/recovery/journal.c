@@ -1,5 +1,5 @@
 /*
- * journal.c - the prepare journal (journal.h; its layout is doc/backup-directory.md §15).
+ * journal.c - the prepare journal (journal.h; its layout is doc/backup-directory.md §16).
  *
  * The file is a 512-byte header (magic, generation, CRC-32C) followed by
  * records. Workers reserve a record's place with one atomic add on the end

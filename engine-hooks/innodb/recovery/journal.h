@@ -8,7 +8,7 @@
  * boundary, a power cut): the page would then hold its new header and its
  * old trailer, which no rerun can repair from the redo log. So the workers
  * of a batch append their runs of pages to the journal
- * (xtrabackup_prepare_journal, doc/backup-directory.md §15) instead;
+ * (xtrabackup_prepare_journal, doc/backup-directory.md §16) instead;
  * journal_commit() fsyncs it (one fdatasync per batch), journal_apply()
  * then writes the batch's runs in place, without an fsync: the journal
  * keeps every image written since the files were last fsynced. Once it
