@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -33,6 +34,8 @@
 #include "command/command.h"
 #include "common/fault.h"
 #include "common/log.h"
+#include "common/path.h"
+#include "innodb/recovery/journal.h"
 #include "innodb/warm.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
@@ -48,8 +51,11 @@ static bool stop_requested(void)
 
 /* What the step before the first change needs. */
 typedef struct first_change {
-	const char *dir; /* the backup */
-	xb_manifest *m;  /* its manifest, checked (NULL: none) */
+	const char *dir;            /* the backup */
+	xb_manifest *m;             /* its manifest, checked (NULL: none) */
+	bool marked;                /* do_markers marked it "preparing" */
+	xb_manifest_state was;      /* and its state before */
+	int nmarkers;               /* DDL markers carried out */
 } first_change;
 
 /* Once the redo copy is known to be whole (a damaged log leaves the backup
@@ -59,20 +65,37 @@ static int do_markers(void *ctx, xb_error *err)
 {
 	first_change *fc = ctx;
 	int rc;
-	if (fc->m && fc->m->state != XB_MANIFEST_PREPARING &&
-	    (rc = verify_mark(fc->dir, fc->m, XB_MANIFEST_PREPARING, err)))
-		return rc;
-	int nmarkers = 0;
-	rc = markers_apply(fc->dir, &nmarkers, err);
-	if (!rc && nmarkers)
-		xb_info("%d DDL markers carried out", nmarkers);
+	if (fc->m && fc->m->state != XB_MANIFEST_PREPARING) {
+		fc->was = fc->m->state;
+		if ((rc = verify_mark(fc->dir, fc->m, XB_MANIFEST_PREPARING, err)))
+			return rc;
+		fc->marked = true;
+	}
+	rc = markers_apply(fc->dir, &fc->nmarkers, err);
+	if (!rc && fc->nmarkers)
+		xb_info("%d DDL markers carried out", fc->nmarkers);
 	return rc;
+}
+
+/* A prepare that failed before its first change (a full disk at the first
+ * batch's reservation): the manifest's mark is taken back, so the refused
+ * prepare leaves the backup byte-identical. */
+static void unmark_unchanged(first_change *fc, const recovery_stats *st)
+{
+	char jpath[PATH_MAX];
+	xb_error e;
+	if (!fc->marked || fc->nmarkers || st->apply.pages_written || st->apply.files_extended ||
+	    st->apply.files_truncated || xb_path_join(jpath, sizeof jpath, fc->dir, JOURNAL_NAME, &e) ||
+	    access(jpath, F_OK) == 0)
+		return;
+	if (verify_mark(fc->dir, fc->m, fc->was, &e))
+		xb_warn("%s", e.msg);
 }
 
 static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, xb_error *err)
 {
 	int rc;
-	first_change fc = {dir, m};
+	first_change fc = {.dir = dir, .m = m};
 	recovery_opts ro = {.dir = dir,
 			    .before_apply = do_markers,
 			    .before_apply_ctx = &fc,
@@ -94,8 +117,11 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_ma
 	xb_info("applying the redo log with %d thread(s) and --use-memory=%zu MiB", ro.threads,
 		ro.use_memory >> 20);
 	recovery_stats st;
+	memset(&st, 0, sizeof st);
 	rc = recovery_run(&ro, &st, err);
 	free(dfp);
+	if (rc)
+		unmark_unchanged(&fc, &st);
 	if (rc == XB_E_INTERRUPTED)
 		xb_err_hint(err, "the backup is partly prepared: run --prepare again, it continues where it stopped");
 	if ((rc == XB_E_REDO_FORMAT || rc == XB_E_REDO_CORRUPT) && err && !err->hint[0])

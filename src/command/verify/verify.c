@@ -31,6 +31,7 @@
 #include "innodb/crc32c.h"
 #include "innodb/inventory.h"
 #include "innodb/page.h"
+#include "innodb/recovery/journal.h"
 #include "platform/clock.h"
 #include "platform/dir.h"
 #include "platform/file.h"
@@ -60,7 +61,7 @@ bool verify_prepare_writes(const char *rel)
 	    ends_with(base, ".xbtmp") || ends_with(base, ".xbren"))
 		return true;
 	return top && (!strcmp(base, BP_TEXT_NAME) || !strcmp(base, BP_LRU_NAME) || !strcmp(base, XB_MRU_FILE) ||
-		       !strcmp(base, XB_BINLOG_POS_INNODB_FILE));
+		       !strcmp(base, XB_BINLOG_POS_INNODB_FILE) || !strcmp(base, JOURNAL_NAME));
 }
 
 /* ---- listing the directory */
