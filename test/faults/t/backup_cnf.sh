@@ -8,8 +8,9 @@
 #   p8k   innodb_page_size=8k
 #   two   innodb_data_file_path=ibdata1:12M;ibdata2:12M:autoextend
 # The reference for each is mariabackup's prepare of an intact copy. On
-# copies of the backup, backup-my.cnf is replaced by garbage, removed, or
-# cut to a [mysqld] group without the page size and the system tablespace:
+# copies of the backup without their manifest (as mariabackup's backups come),
+# backup-my.cnf is replaced by garbage, removed, or cut to a [mysqld] group
+# without the page size and the system tablespace:
 #   def: a warning naming backup-my.cnf and what was wrong, the prepare
 #        succeeds and its pages equal the reference (xb_pagecmp);
 #   p8k, two: refused before anything changes (md5 of every file), exit 1,
@@ -18,6 +19,8 @@
 #        restore backup-my.cnf from the original backup; and with the file
 #        intact the prepare succeeds with the reference's pages (ibdata1 and
 #        ibdata2 of two compared byte for byte: ibdata2 has no page 0).
+# With the manifest kept, a garbage or missing backup-my.cnf is refused as
+# BACKUP_DAMAGED (22) naming the file, the backup unchanged.
 # shellcheck source-path=SCRIPTDIR source=../../integration/inc/common.sh
 . "$(dirname "$0")/../../integration/inc/common.sh"
 
@@ -45,8 +48,11 @@ make_backup() {
     assert_ok "$PREP_RC" "$PREP_ERR" "$name: reference prepare (mariabackup)"
 }
 
-# damage HOW DIR - garbage, missing or partial backup-my.cnf.
+# damage HOW DIR - garbage, missing or partial backup-my.cnf, in a backup
+# without a manifest (as mariabackup's or an older version's): with one, the
+# manifest check refuses the change first (the last case below).
 damage() {
+    rm -f "$2/xtrabackup_manifest.pmap"
     case $1 in
         garbage) printf '\x01\x02 not an option file\n[[mysqld\n=\xff\xfe=\n' > "$2/backup-my.cnf" ;;
         missing) rm -f "$2/backup-my.cnf" ;;
@@ -74,6 +80,21 @@ for how in garbage missing partial; do
     esac
     assert_pages_equal "$T/def.ref" "$C" "default backup, $how backup-my.cnf"
     log "case ok: def $how"
+done
+
+# with the manifest, any change to backup-my.cnf is refused before the
+# settings are even read
+for how in garbage missing; do
+    C=$T/def.manifest.$how
+    cp -a "$T/def.bk" "$C" || fail "copying failed"
+    damage "$how" "$C"
+    cp -a "$T/def.bk/xtrabackup_manifest.pmap" "$C/" || fail "copying the manifest failed"
+    before=$(tree_sums "$C")
+    prep_run "$PUT" "$C"
+    assert_error BACKUP_DAMAGED "$PREP_RC" "$PREP_ERR" "default backup with its manifest, $how backup-my.cnf"
+    assert_contains "$PREP_ERR" "Error: .*backup-my.cnf" "manifest, $how: the error names backup-my.cnf"
+    assert_eq "$before" "$(tree_sums "$C")" "manifest, $how: the backup must be left as it was"
+    log "case ok: def with its manifest, $how"
 done
 
 for name in p8k two; do
