@@ -9,7 +9,9 @@
  * is removed. Also the space calls the batch uses: xb_file_unallocated()
  * counts the holes of a sparse range and what lies past the end, and
  * xb_file_reserve() keeps the file's size (where the file system can
- * reserve).
+ * reserve). The default journal (not durable) writes each run in place as
+ * soon as its record is whole: a failed write in place is replayed, and a
+ * finished batch leaves nothing to replay.
  */
 #include <CUnit/Basic.h>
 #include <errno.h>
@@ -73,7 +75,7 @@ static void journal_two_runs(journal *j)
 static void test_apply(void)
 {
 	make_data();
-	journal j = {.fd = -1};
+	journal j = {.fd = -1, .durable = true};
 	journal_two_runs(&j);
 	CU_ASSERT_EQUAL(access(jpath, F_OK), 0);
 	CU_ASSERT_EQUAL(journal_apply(&j, NULL), 0);
@@ -87,7 +89,7 @@ static void test_apply(void)
 static void test_replay_committed(void)
 {
 	make_data();
-	journal j = {.fd = -1};
+	journal j = {.fd = -1, .durable = true};
 	journal_two_runs(&j);
 	journal_discard(&j); /* the run stops here: committed, nothing in place */
 	CU_ASSERT_EQUAL_FATAL(access(jpath, F_OK), 0);
@@ -106,7 +108,7 @@ static void test_replay_committed(void)
 static void test_replay_cut(void)
 {
 	make_data();
-	journal j = {.fd = -1};
+	journal j = {.fd = -1, .durable = true};
 	journal_two_runs(&j);
 	journal_discard(&j);
 	/* the second record loses its last byte: it was not durable yet */
@@ -139,6 +141,65 @@ static void test_discard_uncommitted(void)
 	uint64_t bytes = 1;
 	CU_ASSERT_EQUAL(journal_replay(dir, &bytes, NULL), 0); /* no journal: nothing to do */
 	CU_ASSERT_EQUAL(bytes, 0);
+}
+
+/* The default (not durable) journal: each run is journaled, then written in
+ * place at once; the batch's end starts the journal over. */
+static void test_fast(void)
+{
+	make_data();
+	journal j = {.fd = -1};
+	bool enospc;
+	static uint8_t run[2 * PG];
+	int fd = xb_file_open(XB_FILE_CWD, data, XB_FILE_RDWR, 0, NULL);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(journal_begin(&j, dir, journal_bound(3, 3 * PG), &enospc, NULL), 0);
+	memset(run, 'X', sizeof run);
+	CU_ASSERT_EQUAL(journal_write(&j, data, fd, 2 * PG, run, 2 * PG, NULL), 0);
+	char got[9];
+	pages(got);
+	CU_ASSERT_STRING_EQUAL(got, "abXXefgh"); /* in place at once */
+	memset(run, 'Y', PG);
+	CU_ASSERT_EQUAL(journal_write(&j, data, fd, 6 * PG, run, PG, NULL), 0);
+	CU_ASSERT_EQUAL(journal_batch_done(&j, NULL), 0);
+	pages(got);
+	CU_ASSERT_STRING_EQUAL(got, "abXXefYh");
+	/* a run stopped here: the journal started over, nothing to replay */
+	journal_discard(&j);
+	close(fd);
+	uint64_t bytes = 1;
+	CU_ASSERT_EQUAL(journal_replay(dir, &bytes, NULL), 0);
+	CU_ASSERT_EQUAL(bytes, 0);
+	CU_ASSERT_EQUAL(access(jpath, F_OK), -1);
+}
+
+/* Not durable: the write in place fails (here: a file opened read-only, as an
+ * I/O error would) after the record is whole; the journal is kept and the
+ * next run's replay writes the run. */
+static void test_fast_failed_write(void)
+{
+	make_data();
+	journal j = {.fd = -1};
+	bool enospc;
+	static uint8_t run[PG];
+	int ro = xb_file_open(XB_FILE_CWD, data, XB_FILE_READ, 0, NULL);
+	CU_ASSERT_FATAL(ro >= 0);
+	CU_ASSERT_EQUAL_FATAL(journal_begin(&j, dir, journal_bound(1, PG), &enospc, NULL), 0);
+	memset(run, 'Z', PG);
+	xb_error err;
+	xb_err_clear(&err);
+	CU_ASSERT_EQUAL(journal_write(&j, data, ro, 5 * PG, run, PG, &err), XB_E_IO_WRITE);
+	CU_ASSERT(strstr(err.msg, "cannot write t.ibd at byte 81920") != NULL);
+	CU_ASSERT(strstr(err.hint, "run --prepare again") != NULL);
+	journal_discard(&j);
+	close(ro);
+	CU_ASSERT_EQUAL_FATAL(access(jpath, F_OK), 0);
+	uint64_t bytes = 0;
+	CU_ASSERT_EQUAL(journal_replay(dir, &bytes, NULL), 0);
+	CU_ASSERT_EQUAL(bytes, PG);
+	char got[9];
+	pages(got);
+	CU_ASSERT_STRING_EQUAL(got, "abcdeZgh");
 }
 
 static void test_space(void)
@@ -179,6 +240,8 @@ int main(void)
 	CU_add_test(s, "committed runs never applied: the replay writes them", test_replay_committed);
 	CU_add_test(s, "a record cut short ends the replay", test_replay_cut);
 	CU_add_test(s, "an uncommitted journal is discarded", test_discard_uncommitted);
+	CU_add_test(s, "not durable: runs in place at once, the journal starts over each batch", test_fast);
+	CU_add_test(s, "not durable: a failed write in place is replayed", test_fast_failed_write);
 	CU_add_test(s, "holes counted, space reserved without a size change", test_space);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

@@ -267,8 +267,8 @@ static int do_run(worker *w, space_file *f, size_t i, size_t n, int fd, off_t of
 		const uint8_t *wbuf = w->buf + wstart * psz;
 		off_t woff = off + (off_t)(wstart * psz);
 		if (w->o->journal) {
-			int rc = journal_add(w->o->journal, spaces_path_of(f, w->pages[i + wstart]->page_no), woff, wbuf,
-					     wn * psz, w->err);
+			int rc = journal_write(w->o->journal, spaces_path_of(f, w->pages[i + wstart]->page_no), fd, woff,
+					       wbuf, wn * psz, w->err);
 			if (rc)
 				return rc;
 		} else if (xb_file_pwrite_all(fd, wbuf, wn * psz, woff))
@@ -638,11 +638,7 @@ int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, x
 		rc = run_workers(r, s, o, pages, n, false, st, err);
 	if (!rc && o->journal) {
 		uint64_t t = xb_clock_ns();
-		rc = journal_commit(o->journal, err);
-		if (!rc)
-			xb_fault(XB_FAULT_PREPARE_JOURNAL_COMMITTED);
-		if (!rc)
-			rc = journal_apply(o->journal, err);
+		rc = journal_batch_done(o->journal, err);
 		st->ns_write += xb_clock_ns() - t;
 	}
 	if (!rc && xb_fault(XB_FAULT_PREPARE_BATCH_WRITTEN))

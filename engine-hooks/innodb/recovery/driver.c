@@ -687,7 +687,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	volatile uint64_t *pc = prog ? xb_progress_counter(prog) : NULL;
 	verifier v;
 	memset(&v, 0, sizeof v);
-	journal jr = {.fd = -1};
+	journal jr = {.fd = -1, .durable = o->durable};
 	applier a = {.sp = &sp, .jr = &jr, .o = o, .st = st, .prog = pc};
 	if (!rc) {
 		/* a batch an interrupted prepare committed is made whole before anything reads its pages */

@@ -41,6 +41,7 @@ typedef struct recovery_opts {
 	uint64_t expect_end_lsn;    /* last_lsn of xtrabackup_checkpoints (0: unknown) */
 	const char *progress;       /* --progress mode */
 	bool (*should_stop)(void);  /* polled; true stops recovery with XB_E_INTERRUPTED (may be NULL) */
+	bool durable;               /* the prepare journal fsynced before pages are written in place (journal.h) */
 	int force_recovery;         /* innodb_force_recovery (0 or 1): 1 leaves a page that fails its checksum before apply as copied */
 	/* called once the whole log is checked, before any file is looked at or
 	 * changed (may be NULL); non-zero (with err set) stops recovery */

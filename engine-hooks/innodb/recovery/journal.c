@@ -147,6 +147,25 @@ static const char *hint_rerun(void)
 	return "free space (or mend the cause) and run --prepare again: it first rewrites these pages from " JOURNAL_NAME;
 }
 
+/* Write a run in place, or a torn part of it at fault point prepare-page-write. */
+static int write_in_place(int fd, const char *name, off_t off, const uint8_t *buf, size_t len, xb_error *err)
+{
+	if (xb_fault(XB_FAULT_PREPARE_PAGE_WRITE)) {
+		/* a write cut at a 4 KiB boundary, as a full disk or a kill leaves it */
+		(void)write_all(fd, buf, len < 4096 ? len : 4096, off);
+		errno = ENOSPC;
+		xb_err_set(err, XB_E_IO_WRITE, "cannot write %s at byte %llu: %s (fault point prepare-page-write)", name,
+			   (unsigned long long)off, strerror(errno));
+		return xb_err_hint(err, "%s", hint_rerun());
+	}
+	if (write_all(fd, buf, len, off)) {
+		xb_err_set(err, XB_E_IO_WRITE, "cannot write %s at byte %llu: %s", name, (unsigned long long)off,
+			   strerror(errno));
+		return xb_err_hint(err, "%s", hint_rerun());
+	}
+	return 0;
+}
+
 /* Write the records of generation gen in [pos, end) of the journal fd in place under dir:
  * at most max records (0: up to the first that is not whole). *bytes: data written. */
 static int apply_records(int fd, const char *dir, targets *t, uint64_t pos, uint64_t end, uint64_t gen,
@@ -172,25 +191,12 @@ static int apply_records(int fd, const char *dir, targets *t, uint64_t pos, uint
 			rc = err && err->code ? err->code : XB_E_IO_WRITE;
 			break;
 		}
-		if (xb_fault(XB_FAULT_PREPARE_PAGE_WRITE)) {
-			/* a write cut at a 4 KiB boundary, as a full disk or a kill leaves it */
-			(void)write_all(tfd, buf, dlen < 4096 ? dlen : 4096, (off_t)off);
-			errno = ENOSPC;
-			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s at byte %llu: %s (fault point prepare-page-write)",
-					name, (unsigned long long)off, strerror(errno));
+		if ((rc = write_in_place(tfd, name, (off_t)off, buf, dlen, err)))
 			break;
-		}
-		if (write_all(tfd, buf, dlen, (off_t)off)) {
-			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s at byte %llu: %s", name,
-					(unsigned long long)off, strerror(errno));
-			break;
-		}
 		*bytes += dlen;
 		pos += len;
 	}
 	free(buf);
-	if (rc == XB_E_IO_WRITE)
-		xb_err_hint(err, "%s", hint_rerun());
 	return rc;
 }
 
@@ -204,14 +210,14 @@ static bool header_read(int fd, uint64_t *gen)
 	return true;
 }
 
-static int header_write(int fd, uint64_t gen)
+static int header_write(int fd, uint64_t gen, bool sync)
 {
 	uint8_t h[HEADER_BYTES];
 	memset(h, 0, sizeof h);
 	memcpy(h, HEADER_MAGIC, 8);
 	be64_put(h + 8, gen);
 	be32_put(h + 16, crc32c(h, 16));
-	return write_all(fd, h, sizeof h, 0) || fdatasync(fd) ? -1 : 0;
+	return write_all(fd, h, sizeof h, 0) || (sync && fdatasync(fd)) ? -1 : 0;
 }
 
 static int remove_journal(const char *path, const char *dir, xb_error *err)
@@ -267,7 +273,7 @@ int journal_begin(journal *j, const char *dir, uint64_t bound, bool *enospc, xb_
 		j->gen = 1;
 		j->reserved = 0;
 		atomic_store(&j->end, HEADER_BYTES);
-		if (header_write(j->fd, j->gen) || xb_dir_sync(dir))
+		if (header_write(j->fd, j->gen, true) || xb_dir_sync(dir))
 			return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", j->path, strerror(errno));
 	}
 	atomic_store(&j->records, 0);
@@ -312,6 +318,18 @@ int journal_add(journal *j, const char *path, off_t off, const uint8_t *buf, siz
 	return 0;
 }
 
+int journal_write(journal *j, const char *path, int fd, off_t off, const uint8_t *buf, size_t len, xb_error *err)
+{
+	int rc = journal_add(j, path, off, buf, len, err);
+	if (rc || j->durable)
+		return rc;
+	j->synced = true; /* in place from now on: the journal is kept after an error */
+	const char *name = path;
+	if (!strncmp(path, j->path, j->dir_len) && path[j->dir_len] == '/')
+		name = path + j->dir_len + 1;
+	return write_in_place(fd, name, off, buf, len, err);
+}
+
 int journal_commit(journal *j, xb_error *err)
 {
 	if (!atomic_load(&j->records))
@@ -336,10 +354,31 @@ int journal_apply(journal *j, xb_error *err)
 	/* the files durable: the journal starts over, its old records now of a past generation */
 	if ((rc = targets_close(j->t, dir, true, err)))
 		return rc;
-	if (header_write(j->fd, j->gen + 1))
+	if (header_write(j->fd, j->gen + 1, true))
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", j->path, strerror(errno));
 	j->gen++;
 	j->synced = false;
+	atomic_store(&j->end, HEADER_BYTES);
+	return 0;
+}
+
+int journal_batch_done(journal *j, xb_error *err)
+{
+	int rc;
+	if (j->durable) {
+		if ((rc = journal_commit(j, err)))
+			return rc;
+		xb_fault(XB_FAULT_PREPARE_JOURNAL_COMMITTED);
+		return journal_apply(j, err);
+	}
+	if (!atomic_load(&j->records))
+		return 0;
+	xb_fault(XB_FAULT_PREPARE_JOURNAL_COMMITTED);
+	/* every run is whole in place (in the page cache): the next batch's records start over */
+	j->bytes += atomic_load(&j->end) - j->batch_start;
+	if (header_write(j->fd, j->gen + 1, false))
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", j->path, strerror(errno));
+	j->gen++;
 	atomic_store(&j->end, HEADER_BYTES);
 	return 0;
 }

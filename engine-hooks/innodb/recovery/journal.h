@@ -7,20 +7,27 @@
  * cannot reserve space, a kill -9 that cuts a multi-page write at a 4 KiB
  * boundary, a power cut): the page would then hold its new header and its
  * old trailer, which no rerun can repair from the redo log. So the workers
- * of a batch append their runs of pages to the journal
- * (xtrabackup_prepare_journal, doc/backup-directory.md §16) instead;
- * journal_commit() fsyncs it (one fdatasync per batch), journal_apply()
- * then writes the batch's runs in place, without an fsync: the journal
- * keeps every image written since the files were last fsynced. Once it
- * passes JOURNAL_SYNC_BYTES, the files are fsynced and the journal starts
- * over (a new generation). A run that finds a journal (journal_replay(),
+ * of a batch append each run of pages to the journal
+ * (xtrabackup_prepare_journal, doc/backup-directory.md §16) before it is
+ * written in place (journal_write()). By default the run is written in
+ * place as soon as its record is whole in the journal, and the journal
+ * starts over (a new generation) with each batch: the page cache holds
+ * both whatever happens to the process, so a kill -9, a full disk or an
+ * I/O error never leaves a page that its record cannot restore, at the cost
+ * of one more copy of each page into the page cache. With --prepare-fsync
+ * (durable), a power cut is covered too: the batch's records are only
+ * journaled, journal_batch_done() fsyncs them (one fdatasync per batch) and
+ * then writes them in place, without an fsync: the journal keeps every
+ * image written since the files were last fsynced; once it passes
+ * JOURNAL_SYNC_BYTES, the files are fsynced and the journal starts over. A
+ * run that finds a journal (journal_replay(),
  * before anything else) writes its records in place again, in order, up
  * to the first that is incomplete: each is the whole image of a run of
  * pages at a state recovery passes through, so any prefix of them leaves
  * every page whole, and the redo log then brings each page the rest of
- * the way (a record already in a page is skipped by its LSN). Cost: the
- * pages are written once more, in one sequential stream, plus one
- * fdatasync per batch.
+ * the way (a record already in a page is skipped by its LSN). Cost when
+ * durable: the pages are written to disk once more, in one sequential
+ * stream, plus one fdatasync per batch.
  */
 #ifndef XB_INNODB_RECOVERY_JOURNAL_H
 #define XB_INNODB_RECOVERY_JOURNAL_H
@@ -48,7 +55,8 @@ typedef struct journal {
 	uint64_t batch_start;     /* where the running batch's records begin */
 	uint64_t reserved;        /* bytes reserved on disk from offset 0 */
 	uint64_t bytes;           /* bytes journaled over the whole run (statistics) */
-	bool synced;              /* records of this generation are durable: they may be in place too */
+	bool durable;             /* --prepare-fsync: records fsynced before they are written in place */
+	bool synced;              /* records of this generation may be in place: keep the journal after an error */
 	struct journal_targets *t; /* the files written in place since they were last fsynced */
 } journal;
 
@@ -65,17 +73,24 @@ int journal_replay(const char *dir, uint64_t *bytes, xb_error *err);
  * cannot be had (*enospc then true: the caller says how much is missing). */
 int journal_begin(journal *j, const char *dir, uint64_t bound, bool *enospc, xb_error *err);
 
-/* Append a run of pages (len bytes at off of file path). Safe from several
- * threads at once. */
+/* A run of pages (len bytes at off of file path, open as fd) into the
+ * journal and, unless durable, then in place. Safe from several threads at
+ * once. */
+int journal_write(journal *j, const char *path, int fd, off_t off, const uint8_t *buf, size_t len, xb_error *err);
+
+/* The steps journal_write() and journal_batch_done() are made of (the unit
+ * tests stop between them): a run appended as a record, the batch's records
+ * fsynced, the batch's records written in place (past JOURNAL_SYNC_BYTES the
+ * files fsynced and the journal started over). */
 int journal_add(journal *j, const char *path, off_t off, const uint8_t *buf, size_t len, xb_error *err);
-
-/* The batch's records made durable (fdatasync). */
 int journal_commit(journal *j, xb_error *err);
-
-/* Write the batch's records in place; past JOURNAL_SYNC_BYTES, fsync the
- * files and start the journal over. An error leaves the journal for
- * journal_replay(). */
 int journal_apply(journal *j, xb_error *err);
+
+/* Every run of the batch went through journal_write(). Durable: the records
+ * are fsynced, then written in place (past JOURNAL_SYNC_BYTES the files are
+ * fsynced and the journal starts over); else the journal starts over. An
+ * error leaves the journal for journal_replay(). */
+int journal_batch_done(journal *j, xb_error *err);
 
 /* After an error: remove the journal when none of its records can have
  * been written in place, else only close it, for the rerun. */

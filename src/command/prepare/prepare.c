@@ -105,6 +105,7 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_ma
 			    .expect_end_lsn = c->has_last ? c->last_lsn : 0,
 			    .progress = s->progress,
 			    .should_stop = stop_requested,
+			    .durable = s->durable,
 			    .force_recovery = s->force_recovery};
 	char *dfp = NULL;
 	if ((rc = prepare_backup_cnf(dir, &dfp, &ro.compression_level, err)))

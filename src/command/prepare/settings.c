@@ -24,6 +24,7 @@ int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error 
 		return xb_err_set(err, XB_E_USAGE, "--prepare needs --target-dir=DIR, the backup to prepare");
 	s->threads = threads_for(o);
 	s->use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY);
+	s->durable = xb_opt_bool(o, XB_OPT_PREPARE_FSYNC);
 	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
 	s->stats_file = xb_opt_str(o, XB_OPT_STATS_FILE);
 	/* what a prepare can do without giving up the backup's consistency

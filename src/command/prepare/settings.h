@@ -18,6 +18,7 @@ typedef struct prepare_settings {
 	const char *dir;        /* --target-dir: the backup to prepare */
 	int threads;            /* --parallel, else the number of CPUs (at most 8): threads applying redo */
 	size_t use_memory;      /* --use-memory, bytes */
+	bool durable;           /* --prepare-fsync: the journal fsynced before pages are written in place */
 	const char *progress;   /* --progress: auto, meter, log, numeric or none */
 	const char *stats_file; /* --stats-file: also write the statistics there as JSON, or NULL */
 	int force_recovery;     /* --innodb-force-recovery, limited to 1 (damaged pages left as copied) */
