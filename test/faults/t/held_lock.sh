@@ -24,20 +24,6 @@ sql src "CREATE DATABASE test; CREATE TABLE test.t (i INT PRIMARY KEY, pad VARCH
          INSERT INTO test.t SELECT seq, REPEAT('x', 200) FROM test.seq_1_to_20000;
          CREATE TABLE test.m (i INT) ENGINE=MyISAM" || fail "creating the tables failed"
 
-# holder NAME STATEMENTS... - a client session holding what the statements took
-# until $T/NAME.release exists; output in $T/NAME.out.
-holder() {
-    local name=$1; shift
-    (
-        printf '%s\n' "$@"
-        while [[ ! -e $T/$name.release && -d $T ]] && kill -0 $$ 2>/dev/null; do sleep 0.2; done
-        echo "SELECT 'holder $name alive', COUNT(*) FROM test.t;"
-        echo "COMMIT; UNLOCK TABLES;"
-    ) | mariadb --defaults-file="$src_CNF" -N -B --unbuffered > "$T/$name.out" 2>&1 &
-    HOLDER_PID=$!
-    bg_track "$HOLDER_PID"
-}
-
 stage_statements() {
     sql src "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'BACKUP STAGE%'"
 }
@@ -79,7 +65,7 @@ stop_while_waiting() {
 }
 
 # ---------------------------------------------------------------- a, b, c: LOCK TABLES holder
-holder a "BEGIN;" "LOCK TABLES test.t WRITE;" "SELECT 'locked';"
+lock_holder src a "BEGIN;" "LOCK TABLES test.t WRITE;" "SELECT 'locked';"
 wait_for 10 grep -q locked "$T/a.out" || fail "the holder did not take its lock"
 hid=$(sql src "SELECT ID FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND USER = 'root'
                AND COMMAND = 'Sleep' ORDER BY TIME DESC LIMIT 1")

@@ -25,6 +25,7 @@
 #               ($XB_RC $XB_OUT $XB_ERR $XB_PID), prepare_backup DIR,
 #               restore_backup DIR NAME [opts], check_clean_start NAME
 #   workload    build_xb_load, xb_load NAME ARGS, bg_track PID, signal_tree SIG PID,
+#               lock_holder SERVER NAME STMTS (a session holding locks until released),
 #               wait_for SECS CMD, gtid_seq GTIDS, at_exit CMD (never trap EXIT)
 #   assertions  fail, skip, assert_eq, assert_contains, assert_not_contains,
 #               assert_file, assert_ok RC ERRLOG WHAT, assert_failed RC ERRLOG WHAT,
@@ -366,6 +367,24 @@ table_list() {
               WHERE table_type = 'BASE TABLE'
               AND table_schema NOT IN ('mysql', 'sys', 'information_schema', 'performance_schema')
               ORDER BY 1" | LC_ALL=C sort
+}
+
+# lock_holder SERVER NAME STATEMENTS... - a client session of SERVER in the
+# background that runs the statements, then stays connected (holding what they
+# took) until $T/NAME.release exists (or the test ends), then runs
+# "SELECT 'holder NAME alive', COUNT(*) FROM test.t" (the session still works),
+# commits and unlocks. Its output goes to $T/NAME.out, unbuffered; its pid is
+# $HOLDER_PID.
+lock_holder() {
+    local srv=$1 name=$2; shift 2
+    (
+        printf '%s\n' "$@"
+        while [[ ! -e $T/$name.release && -d $T ]] && kill -0 $$ 2>/dev/null; do sleep 0.2; done
+        echo "SELECT 'holder $name alive', COUNT(*) FROM test.t;"
+        echo "COMMIT; UNLOCK TABLES;"
+    ) | mariadb --defaults-file="${SRV_CNF[$srv]}" -N -B --unbuffered > "$T/$name.out" 2>&1 &
+    HOLDER_PID=$!
+    bg_track "$HOLDER_PID"
 }
 
 # ---------------------------------------------------------------- backup and restore

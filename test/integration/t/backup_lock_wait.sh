@@ -24,21 +24,6 @@ server_start src
 sql src "CREATE DATABASE test; CREATE TABLE test.t (i INT) ENGINE=InnoDB; INSERT INTO test.t VALUES (1);
          CREATE TABLE test.m (i INT) ENGINE=MyISAM" || fail "creating the tables failed"
 
-# holder NAME STATEMENTS... - a client session in the background that runs the
-# statements, then stays connected (holding what they took) until $T/NAME.release
-# exists (or the test ends); its output goes to $T/NAME.out, unbuffered.
-holder() {
-    local name=$1; shift
-    (
-        printf '%s\n' "$@"
-        while [[ ! -e $T/$name.release && -d $T ]] && kill -0 $$ 2>/dev/null; do sleep 0.2; done
-        echo "SELECT 'holder $name alive', COUNT(*) FROM test.t;"
-        echo "COMMIT; UNLOCK TABLES;"
-    ) | mariadb --defaults-file="$src_CNF" -N -B --unbuffered > "$T/$name.out" 2>&1 &
-    bg_track $!
-    HOLDER_PID=$!
-}
-
 # no_completion DIR WHAT - DIR does not look like a complete backup.
 no_completion() {
     [[ ! -e $1/xtrabackup_checkpoints ]] || fail "$2: $1 has xtrabackup_checkpoints after a failed backup"
@@ -73,7 +58,7 @@ for mli in 1 0; do
         sql src "UNINSTALL SONAME 'metadata_lock_info'" || fail "cannot unload metadata_lock_info"
     fi
     rm -f "$T/a$mli.release"
-    holder "a$mli" "BEGIN;" "LOCK TABLES test.t WRITE;" "SELECT 'locked';"
+    lock_holder src "a$mli" "BEGIN;" "LOCK TABLES test.t WRITE;" "SELECT 'locked';"
     wait_for 10 grep -q locked "$T/a$mli.out" || fail "$what: the holder did not take its lock"
     hid=$(sql src "SELECT ID FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND USER = 'root'
                    AND COMMAND = 'Sleep' ORDER BY TIME DESC LIMIT 1")
@@ -147,7 +132,7 @@ if [[ $XB_KIND == xtrabackup ]]; then
     what="c. a wait that ends in time is reported and the backup completes"
     sql src "KILL $wid" 2>/dev/null
     rm -f "$T/c2.release"
-    holder c2 "LOCK TABLES test.t WRITE;" "SELECT 'locked';"
+    lock_holder src c2 "LOCK TABLES test.t WRITE;" "SELECT 'locked';"
     wait_for 10 grep -q locked "$T/c2.out" || fail "$what: the holder did not take its lock"
     (sleep 12; : > "$T/c2.release") &
     bg_track $!
