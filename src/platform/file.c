@@ -216,6 +216,11 @@ int xb_dir_open(int dir_fd, const char *name, bool nofollow)
 		      O_RDONLY | O_DIRECTORY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
 }
 
+int xb_file_sync(int fd, bool data_only)
+{
+	return data_only ? fdatasync(fd) : fsync(fd);
+}
+
 int xb_dir_sync(const char *path)
 {
 	int fd = xb_dir_open(XB_FILE_CWD, path, false);

@@ -103,6 +103,11 @@ long long xb_fs_free(int fd);
  * open names in it; nofollow: fail when name is a symbolic link. */
 int xb_dir_open(int dir_fd, const char *name, bool nofollow);
 
+/* Make what was written to fd durable: its data and the metadata needed to
+ * read it back (fdatasync) when data_only, everything (fsync) otherwise.
+ * 0, or -1 with errno. */
+int xb_file_sync(int fd, bool data_only);
+
 /* fsync a directory, so that names created, renamed or removed in it last. */
 int xb_dir_sync(const char *path);
 

@@ -109,7 +109,7 @@ static int targets_close(targets *t, const char *dir, bool sync, xb_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < t->n; i++) {
-		if (sync && !rc && fsync(t->fds[i]))
+		if (sync && !rc && xb_file_sync(t->fds[i], false))
 			rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s/%s: %s", dir, t->names[i], strerror(errno));
 		close(t->fds[i]);
 		free(t->names[i]);
@@ -217,7 +217,7 @@ static int header_write(int fd, uint64_t gen, bool sync)
 	memcpy(h, HEADER_MAGIC, 8);
 	be64_put(h + 8, gen);
 	be32_put(h + 16, crc32c(h, 16));
-	return write_all(fd, h, sizeof h, 0) || (sync && fdatasync(fd)) ? -1 : 0;
+	return write_all(fd, h, sizeof h, 0) || (sync && xb_file_sync(fd, true)) ? -1 : 0;
 }
 
 static int remove_journal(const char *path, const char *dir, xb_error *err)
@@ -334,7 +334,7 @@ int journal_commit(journal *j, xb_error *err)
 {
 	if (!atomic_load(&j->records))
 		return 0;
-	if (fdatasync(j->fd))
+	if (xb_file_sync(j->fd, true))
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", j->path, strerror(errno));
 	j->synced = true;
 	j->bytes += atomic_load(&j->end) - j->batch_start;

@@ -349,7 +349,7 @@ static bool head_of(const char *top, const char *rel, uint32_t fallback, uint32_
 	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
 	if (fd < 0)
 		return false;
-	ssize_t k = pread(fd, head, sizeof head, 0);
+	ssize_t k = xb_file_pread_all(fd, head, sizeof head, 0);
 	close(fd);
 	return k == (ssize_t)sizeof head && innodb_page0_head(head, sizeof head, fallback, space, phys);
 }
