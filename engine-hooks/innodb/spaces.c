@@ -354,6 +354,16 @@ static int sync_one(xb_parallel *p, void *ctx, size_t i, int worker, void *wstat
 	return 0;
 }
 
+void spaces_each_written(const spaces *s, void (*fn)(void *ctx, const char *path), void *ctx)
+{
+	for (size_t i = 0; i < s->cap; i++) {
+		space_file *f = spaces_at(s, i);
+		if (f && f->written)
+			for (int k = 0; k < f->n_parts; k++)
+				fn(ctx, f->part[k].path);
+	}
+}
+
 int spaces_sync(spaces *s, int threads, xb_error *err)
 {
 	sync_job j = {.parts = malloc((s->cap ? s->cap : 1) * SPACES_MAX_PARTS * sizeof(space_part *))};

@@ -98,6 +98,10 @@ void spaces_mark_written(space_file *f, uint32_t page_no);
 /* fsync every file written to, 16 at once (threads is not used: fsyncs wait on the disk, not the CPU). */
 int spaces_sync(spaces *s, int threads, xb_error *err);
 
+/* fn(ctx, path) for every file of every tablespace written (or resized)
+ * since the last spaces_sync(): what this recovery changed. */
+void spaces_each_written(const spaces *s, void (*fn)(void *ctx, const char *path), void *ctx);
+
 /* Iterate: the i-th identified file for i < s->cap (NULL for empty slots). */
 static inline space_file *spaces_at(const spaces *s, size_t i)
 {

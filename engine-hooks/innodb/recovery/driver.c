@@ -716,6 +716,8 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	verifier_free(&v);
 	if (prog)
 		xb_progress_stop(prog);
+	if (!rc && o->on_written)
+		spaces_each_written(&sp, o->on_written, o->on_written_ctx);
 	if (!rc) {
 		uint64_t t = xb_clock_ns();
 		rc = spaces_sync(&sp, o->threads < 4 ? 4 : o->threads, err);

@@ -47,6 +47,10 @@ typedef struct recovery_opts {
 	 * changed (may be NULL); non-zero (with err set) stops recovery */
 	int (*before_apply)(void *ctx, xb_error *err);
 	void *before_apply_ctx;
+	/* called at the end, before the files are fsynced, with the path of
+	 * every file of a tablespace this recovery wrote or resized (may be NULL) */
+	void (*on_written)(void *ctx, const char *path);
+	void *on_written_ctx;
 } recovery_opts;
 
 typedef struct recovery_space_stat {

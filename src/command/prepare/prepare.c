@@ -92,13 +92,72 @@ static void unmark_unchanged(first_change *fc, const recovery_stats *st)
 		xb_warn("%s", e.msg);
 }
 
-static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, xb_error *err)
+/* The tablespace files this prepare wrote (names relative to the backup),
+ * so that the manifest's rewrite reads only those again. */
+typedef struct written_set {
+	const char *dir;  /* the backup */
+	char **v;         /* the names, sorted once complete */
+	size_t n, cap;
+	bool unknown;     /* a name outside dir, or out of memory: read every file */
+} written_set;
+
+static void written_add(void *ctx, const char *path)
+{
+	written_set *w = ctx;
+	size_t dl = strlen(w->dir);
+	if (strncmp(path, w->dir, dl) || path[dl] != '/') {
+		w->unknown = true;
+		return;
+	}
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		char **v = realloc(w->v, cap * sizeof *v);
+		if (!v) {
+			w->unknown = true;
+			return;
+		}
+		w->v = v, w->cap = cap;
+	}
+	const char *rel = path + dl + 1;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	if (!(w->v[w->n] = strdup(rel)))
+		w->unknown = true;
+	else
+		w->n++;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool written_has(void *ctx, const char *rel)
+{
+	const written_set *w = ctx;
+	return bsearch(&rel, w->v, w->n, sizeof *w->v, str_cmp) != NULL;
+}
+
+static void written_free(written_set *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+}
+
+static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, written_set *ws,
+		     xb_error *err)
 {
 	int rc;
 	first_change fc = {.dir = dir, .m = m};
+	/* only a prepare that starts from the backup as it was taken knows every
+	 * change: after an interrupted one, or another tool's, all are read */
+	bool fresh = !strcmp(c->backup_type, "full-backuped");
 	recovery_opts ro = {.dir = dir,
 			    .before_apply = do_markers,
 			    .before_apply_ctx = &fc,
+			    .on_written = written_add,
+			    .on_written_ctx = ws,
 			    .use_memory = s->use_memory,
 			    .threads = s->threads,
 			    .compression_level = 6,
@@ -145,7 +204,10 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_ma
 	if ((rc = warm_prepare(dir, err)))
 		return rc;
 	/* the manifest describes the prepared tree before the marker says it is prepared */
-	if (m && (rc = verify_refresh(dir, m, s->threads, err)))
+	fresh = fresh && fc.marked && !ws->unknown;
+	if (fresh)
+		qsort(ws->v, ws->n, sizeof *ws->v, str_cmp);
+	if (m && (rc = verify_refresh(dir, m, s->threads, fresh ? written_has : NULL, ws, err)))
 		return rc;
 	xb_fault(XB_FAULT_PREPARE_BEFORE_MARKER);
 	if (command_interrupted(err)) /* a signal now still leaves the backup unmarked */
@@ -159,6 +221,14 @@ static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_ma
 		rc = report_json(&st, sf, err);
 	xb_info("the backup in %s is prepared: backup_type = log-applied, LSN %llu", dir,
 		(unsigned long long)st.end_lsn);
+	return rc;
+}
+
+static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, xb_error *err)
+{
+	written_set ws = {.dir = dir};
+	int rc = run_steps(s, dir, c, m, &ws, err);
+	written_free(&ws);
 	return rc;
 }
 

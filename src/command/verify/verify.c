@@ -597,7 +597,8 @@ int verify_mark(const char *dir, xb_manifest *m, xb_manifest_state state, xb_err
 	return xb_manifest_rewrite(dir, m, err);
 }
 
-int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err)
+int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)(void *ctx, const char *rel),
+		   void *written_ctx, xb_error *err)
 {
 	listing l = {.top = dir};
 	int rc = list_dir(&l, NULL, err);
@@ -606,7 +607,11 @@ int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err)
 		for (size_t i = 0; i < l.n; i++) {
 			const xb_manifest_entry *e = xb_manifest_find(m, l.v[i].rel);
 			l.v[i].foreign = xb_manifest_is_foreign(m, l.v[i].rel);
-			l.v[i].read = !l.v[i].foreign && (!e || verify_prepare_writes(l.v[i].rel) || e->size != l.v[i].size);
+			const char *rel = l.v[i].rel, *base = xb_path_base(rel);
+			bool untouched = written && inv_is_innodb_name(base) && !inv_is_redo_name(base) &&
+					 !written(written_ctx, rel);
+			l.v[i].read = !l.v[i].foreign &&
+				      (!e || e->size != l.v[i].size || (verify_prepare_writes(rel) && !untouched));
 		}
 		rc = read_all(&l, threads, NULL, &bytes, err);
 	}

@@ -63,7 +63,10 @@ bool verify_prepare_writes(const char *rel);
 int verify_mark(const char *dir, xb_manifest *m, xb_manifest_state state, xb_error *err);
 
 /* At the end of a --prepare: m (checked at its start) made to describe dir
- * as it is now, state prepared, written. */
-int verify_refresh(const char *dir, xb_manifest *m, int threads, xb_error *err);
+ * as it is now, state prepared, written. The files a prepare writes are
+ * read again, except tablespaces for which written (may be NULL: all are
+ * read) says this prepare did not write them, which keep their entry. */
+int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)(void *ctx, const char *rel),
+		   void *written_ctx, xb_error *err);
 
 #endif
