@@ -83,8 +83,12 @@ check-asan:
 	  LDFLAGS="-fsanitize=address,undefined" check-unit
 
 # The program itself under ASan/UBSan, driven by the integration scenarios that
-# exercise the most code (threads, redo under load, DDL, signals).
-ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors restore_warm restore_errors stream_xbstream stream_remote
+# exercise the most code (threads, redo under load, DDL, signals) and by the
+# fault scenarios whose paths nothing else takes (the manifest check, the
+# prepare journal and its replay, a full disk, a dying server, argv masking).
+ASAN_FAULTS := backup_damaged prepare_signals disk_full secrets server_killed backup_signals
+ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors restore_warm restore_errors stream_xbstream stream_remote \
+                  $(ASAN_FAULTS:%=$(CURDIR)/test/faults/t/%.sh)
 check-asan-integration:
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" build-asan/xtrabackup build-asan/xbstream

@@ -135,7 +135,7 @@ static int str_cmp(const void *a, const void *b)
 static bool written_has(void *ctx, const char *rel)
 {
 	const written_set *w = ctx;
-	return bsearch(&rel, w->v, w->n, sizeof *w->v, str_cmp) != NULL;
+	return w->n && bsearch(&rel, w->v, w->n, sizeof *w->v, str_cmp) != NULL;
 }
 
 static void written_free(written_set *w)
@@ -205,7 +205,7 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 		return rc;
 	/* the manifest describes the prepared tree before the marker says it is prepared */
 	fresh = fresh && fc.marked && !ws->unknown;
-	if (fresh)
+	if (fresh && ws->n)
 		qsort(ws->v, ws->n, sizeof *ws->v, str_cmp);
 	if (m && (rc = verify_refresh(dir, m, s->threads, fresh ? written_has : NULL, ws, err)))
 		return rc;
