@@ -297,22 +297,37 @@ static void test_noted_server_lsn(void)
 	xb_sink_free(sink);
 }
 
+/* A follower of the server's log whose durable LSN (durable_gate) is the
+ * server's flushed LSN plus ahead: *f0 that flushed LSN, *sinkp its sink, dir
+ * (dir_len bytes) the sink's directory. */
+static redo_follower *start_gated(uint64_t ahead, unsigned poll_ms, char *dir, size_t dir_len, xb_sink **sinkp,
+				  uint64_t *f0)
+{
+	xb_sink *sink = new_sink(dir, dir_len);
+	CU_ASSERT_FATAL(sink != NULL);
+	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
+	*f0 = server_number("flushed");
+	CU_ASSERT_FATAL(*f0 > 0);
+	atomic_store(&gate_lsn, *f0 + ahead);
+	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .poll_interval_ms = poll_ms, .durable_lsn = durable_gate};
+	redo_follower *rf = NULL;
+	xb_error err;
+	xb_err_clear(&err);
+	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
+	*sinkp = sink;
+	return rf;
+}
+
 static void test_durable_gate(void)
 {
 	/* nothing past the durable LSN the server reports is copied, even while
 	 * the log holds far more; raising it lets the copy go on */
 	char dir[PATH_MAX + 64];
-	xb_sink *sink = new_sink(dir, sizeof dir);
-	CU_ASSERT_FATAL(sink != NULL);
-	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
-	uint64_t f0 = server_number("flushed");
-	CU_ASSERT_FATAL(f0 > 0);
-	atomic_store(&gate_lsn, f0);
-	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .poll_interval_ms = 5, .durable_lsn = durable_gate};
-	redo_follower *rf = NULL;
+	xb_sink *sink;
+	uint64_t f0;
+	redo_follower *rf = start_gated(0, 5, dir, sizeof dir, &sink, &f0);
 	xb_error err;
 	xb_err_clear(&err);
-	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
 	uint64_t cp = redo_follower_checkpoint_lsn(rf);
 	CU_ASSERT(sql("INSERT INTO t_load SELECT seq + 300000, REPEAT('g', 1000) FROM seq_1_to_2000") == 0);
 	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
@@ -341,16 +356,11 @@ static void test_durable_unparsable(void)
 {
 	/* a server claiming its log durable past what parses: a clear error, not a hang */
 	char dir[PATH_MAX + 64];
-	xb_sink *sink = new_sink(dir, sizeof dir);
-	CU_ASSERT_FATAL(sink != NULL);
-	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
-	uint64_t f0 = server_number("flushed");
-	atomic_store(&gate_lsn, f0 + 1000000);
-	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .poll_interval_ms = 20, .durable_lsn = durable_gate};
-	redo_follower *rf = NULL;
+	xb_sink *sink;
+	uint64_t f0;
+	redo_follower *rf = start_gated(1000000, 20, dir, sizeof dir, &sink, &f0);
 	xb_error err;
 	xb_err_clear(&err);
-	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
 	int rc = redo_follower_wait_for(rf, f0 + 1000000, 60, NULL, &err);
 	CU_ASSERT_EQUAL(rc, XB_E_REDO_CORRUPT);
 	char want[200];
@@ -381,16 +391,11 @@ static void test_wait_stopped(void)
 {
 	/* a wait for an LSN the server never reaches ends when should_stop says so, each second */
 	char dir[PATH_MAX + 64];
-	xb_sink *sink = new_sink(dir, sizeof dir);
-	CU_ASSERT_FATAL(sink != NULL);
-	CU_ASSERT(sql("FLUSH NO_WRITE_TO_BINLOG ENGINE LOGS") == 0);
-	uint64_t f0 = server_number("flushed");
-	atomic_store(&gate_lsn, f0);
-	redo_follower_cfg cfg = {.log_path = log_path, .sink = sink, .poll_interval_ms = 20, .durable_lsn = durable_gate};
-	redo_follower *rf = NULL;
+	xb_sink *sink;
+	uint64_t f0;
+	redo_follower *rf = start_gated(0, 20, dir, sizeof dir, &sink, &f0);
 	xb_error err;
 	xb_err_clear(&err);
-	CU_ASSERT_FATAL(redo_follower_start(&cfg, &rf, &err) == 0);
 	stop_calls = 0;
 	double t0 = xb_clock_sec();
 	int rc = redo_follower_wait_for(rf, f0 + 100000000, 60, stop_on_third, &err);

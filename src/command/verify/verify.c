@@ -240,17 +240,15 @@ static int file_crc(const char *path, char *buf, uint32_t *crc, uint64_t *size, 
 	uint64_t n = 0;
 	int rc = 0;
 	for (;;) {
-		ssize_t k = read(fd, buf, READ_BUF);
-		if (k < 0 && errno == EINTR)
-			continue;
+		ssize_t k = xb_file_pread_all(fd, buf, READ_BUF, (off_t)n);
 		if (k < 0) {
 			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(errno));
 			break;
 		}
-		if (k == 0)
-			break;
 		c = crc32c_update(c, buf, (size_t)k);
 		n += (uint64_t)k;
+		if ((size_t)k < READ_BUF)
+			break; /* the end of the file */
 	}
 	close(fd);
 	*crc = c;
