@@ -16,6 +16,10 @@
  * chunk is a whole batch, read synchronously inside the gate's read phase and
  * written inside its write phase, so the copy threads together give the
  * device long runs of one kind of I/O.
+ *
+ * In delta mode each validated page is offered to the delta writer
+ * (innodb/delta.h) when it is wanted, and the writer's finished blocks go to
+ * the sink; the progress meter then counts the bytes read, not written.
  */
 #include "datafile.h"
 
@@ -24,12 +28,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/bytes.h"
 #include "common/fault.h"
 #include "common/log.h"
+#include "innodb/delta.h"
 #include "innodb/pagecomp.h"
 #include "platform/aio.h"
 
 #define CHUNK_ALIGN ((size_t)INNODB_PAGE_SIZE_MAX) /* chunks hold whole pages of any size */
+#define TRX_SYS_PAGE_NO 5u /* the TRX_SYS page of the system tablespace (space 0) */
 
 /* State of one copy. */
 typedef struct copy_ctx {
@@ -48,6 +55,8 @@ typedef struct copy_ctx {
 	uint8_t *carry;               /* page straddling two chunks (psize bytes) */
 	size_t carry_len;             /* bytes in carry */
 	uint8_t *fixed;               /* a re-read page (psize bytes) */
+	uint64_t counted;             /* bytes counted for the progress meter */
+	innodb_delta_writer *dw;      /* delta mode: the writer of <dst>.delta */
 } copy_ctx;
 
 void innodb_datafile_opts_init(datafile_copy_opts *o)
@@ -71,6 +80,19 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
+/* len more bytes done, for the progress meter: written, or read in delta mode. */
+static void count(copy_ctx *c, uint64_t len)
+{
+	uint64_t before = c->counted, expected = c->o->expected_bytes;
+	c->counted += len;
+	if (c->progress)
+		__atomic_fetch_add(c->progress, len, __ATOMIC_RELAXED);
+	/* the file grew since it was counted: the total follows it */
+	if (c->o->progress_total && c->counted > expected)
+		__atomic_fetch_add(c->o->progress_total, c->counted - (before > expected ? before : expected),
+				   __ATOMIC_RELAXED);
+}
+
 static int write_out(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
 {
 	if (len == 0)
@@ -84,14 +106,73 @@ static int write_out(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
 		rc = xb_err_set(err, XB_E_IO_WRITE, "copying %s: failed by fault point backup-copy-chunk", c->src);
 	if (rc)
 		return rc;
-	uint64_t before = c->st->bytes, expected = c->o->expected_bytes;
 	c->st->bytes += len;
-	if (c->progress)
-		__atomic_fetch_add(c->progress, (uint64_t)len, __ATOMIC_RELAXED);
-	/* the file grew since it was counted: the total follows it */
-	if (c->o->progress_total && c->st->bytes > expected)
-		__atomic_fetch_add(c->o->progress_total, c->st->bytes - (before > expected ? before : expected),
-				   __ATOMIC_RELAXED);
+	if (!c->o->delta)
+		count(c, len);
+	return 0;
+}
+
+/* The delta writer's finished blocks go to the sink. */
+static int delta_emit(void *ctx, const uint8_t *buf, size_t len, xb_error *err)
+{
+	return write_out(ctx, buf, len, err);
+}
+
+static int check_page(copy_ctx *c, const uint8_t *page, uint64_t off, const uint8_t **use, xb_error *err);
+
+/* Delta mode: validate the page at file offset off and hand it to the delta
+ * writer when it is wanted. */
+static int delta_page(copy_ctx *c, const uint8_t *page, uint64_t off, xb_error *err)
+{
+	const uint8_t *use;
+	int rc = check_page(c, page, off, &use, err);
+	if (rc)
+		return rc;
+	count(c, c->psize);
+	uint32_t file_page = (uint32_t)(off / c->psize);
+	bool want = c->o->page_wanted ? c->o->page_wanted(c->o->page_wanted_ctx, c->o->first_page_no + file_page, use)
+				      : innodb_page_lsn(use) > c->o->delta_lsn;
+	if (!want)
+		return 0;
+	if (be32_get(use + FIL_PAGE_SPACE_ID) == 0 && be32_get(use + FIL_PAGE_OFFSET) == TRX_SYS_PAGE_NO) {
+		/* mariabackup's words, which scripts look for */
+		xb_err_set(err, XB_E_SERVER_STATE, "%s: the TRX_SYS page changed since LSN %llu: "
+			   "--incremental backup is impossible if the server had been restarted with different "
+			   "innodb_undo_tablespaces.", c->src, (unsigned long long)c->o->delta_lsn);
+		return xb_err_hint(err, "take a full backup");
+	}
+	if ((rc = innodb_delta_writer_add(c->dw, file_page, use, err)) == 0)
+		c->st->delta_pages++;
+	return rc;
+}
+
+/* Delta mode: one chunk read at file offset off, page by page. */
+static int delta_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off, xb_error *err)
+{
+	size_t pos = 0;
+	int rc;
+	if (c->carry_len > 0) {
+		size_t take = c->psize - c->carry_len;
+		if (take > len)
+			take = len;
+		memcpy(c->carry + c->carry_len, buf, take);
+		c->carry_len += take;
+		pos = take;
+		if (c->carry_len < c->psize)
+			return 0;
+		if ((rc = delta_page(c, c->carry, c->page_off, err)) != 0)
+			return rc;
+		c->carry_len = 0;
+		c->page_off += c->psize;
+	}
+	for (; len - pos >= c->psize; pos += c->psize)
+		if ((rc = delta_page(c, buf + pos, off + pos, err)) != 0)
+			return rc;
+	c->page_off = off + pos;
+	if (pos < len) {
+		memcpy(c->carry, buf + pos, len - pos);
+		c->carry_len = len - pos;
+	}
 	return 0;
 }
 
@@ -169,6 +250,8 @@ static int next_chunk(copy_ctx *c, const uint8_t **buf, size_t *len, uint64_t *o
 /* Validate and write one chunk read at file offset off. */
 static int copy_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off, xb_error *err)
 {
+	if (c->o->delta)
+		return delta_chunk(c, buf, len, off, err);
 	size_t pos = 0;
 	const uint8_t *use;
 	int rc;
@@ -374,9 +457,21 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 		goto out;
 	}
 
-	xb_log(o->worker, "Copying %s to %s/%s", src_path, sink->name ? sink->name : "",
-	       dst_relpath);
-	c.f = xb_sink_open(sink, dst_relpath, err);
+	char delta_rel[4096];
+	if (o->delta) {
+		if ((size_t)snprintf(delta_rel, sizeof delta_rel, "%s%s", dst_relpath, INNODB_DELTA_SUFFIX) >=
+		    sizeof delta_rel) {
+			rc = xb_err_set(err, XB_E_INTERNAL, "copying %s: name too long", src_path);
+			goto out;
+		}
+		if (!(c.dw = innodb_delta_writer_new(c.psize, delta_emit, &c, err))) {
+			rc = err && err->code ? err->code : XB_E_INTERNAL;
+			goto out;
+		}
+	}
+	const char *out_rel = o->delta ? delta_rel : dst_relpath;
+	xb_log(o->worker, "Copying %s to %s/%s", src_path, sink->name ? sink->name : "", out_rel);
+	c.f = xb_sink_open(sink, out_rel, err);
 	if (!c.f) {
 		rc = err && err->code ? err->code : XB_E_IO_WRITE;
 		goto out;
@@ -396,11 +491,26 @@ int innodb_datafile_copy(const char *src_path, const char *dst_relpath, xb_sink 
 		       "at offset %llu (the file is being extended)", src_path, c.carry_len,
 		       (unsigned long long)c.page_off);
 	snprintf(st->read_mode, sizeof st->read_mode, "%s", xb_reader_mode(c.r));
+	if (c.dw && (rc = innodb_delta_writer_finish(c.dw, err)) != 0)
+		goto out;
 	rc = xb_sink_close(c.f, err);
 	c.f = NULL;
+	if (rc == 0 && o->delta) {
+		/* <dst>.meta: the physical page size, the compressed one, the space id */
+		innodb_delta_meta m = {.page_size = c.psize, .zip_size = c.si.zip ? c.psize : 0,
+				       .space_id = c.si.space_id};
+		char meta[INNODB_DELTA_META_MAX], meta_rel[4096];
+		size_t n = innodb_delta_meta_format(&m, meta, sizeof meta);
+		if ((size_t)snprintf(meta_rel, sizeof meta_rel, "%s%s", dst_relpath, INNODB_DELTA_META_SUFFIX) >=
+		    sizeof meta_rel)
+			rc = xb_err_set(err, XB_E_INTERNAL, "copying %s: name too long", src_path);
+		else
+			rc = xb_sink_put(o->meta_sink ? o->meta_sink : sink, meta_rel, meta, n, err);
+	}
 	if (rc == 0)
 		xb_log(o->worker, "        ...done");
 out:
+	innodb_delta_writer_free(c.dw);
 	if (c.f)
 		xb_sink_abort(c.f);
 	xb_reader_close(c.r);

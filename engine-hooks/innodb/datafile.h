@@ -29,6 +29,21 @@
  * returns 0 with stats.deferred set (and stats.why saying which case),
  * having written nothing to the sink. The caller tries it again later; one
  * still invalid then is corrupt.
+ *
+ * Delta mode (opts.delta, an incremental backup). The pages are read and
+ * validated exactly as above, but instead of the file the copy writes
+ * "<dst>.delta" (innodb/delta.h: the pages that changed, with their page
+ * numbers) into the sink and "<dst>.meta" (page size, compressed page size,
+ * space id) into opts.meta_sink. Which pages go in is decided page by page,
+ * apart from the writer: by opts.page_wanted when set, else by the LSN rule
+ * of mariabackup (FIL_PAGE_LSN greater than opts.delta_lsn; pages never
+ * written, LSN 0, never go in). A changed page that says it is the TRX_SYS
+ * page (space 0, page 5) fails the copy with XB_E_SERVER_STATE: the server
+ * was restarted with other undo tablespaces since the base, and no delta can
+ * carry that. Page numbers in a delta count from the start of this file (an
+ * ibdata2 delta starts at 0), as mariabackup writes them. A file whose page 0
+ * was never written is deferred, or copied as it is to dst (opts.copy_unwritten,
+ * the caller picks a name prepare takes whole).
  */
 #ifndef XB_INNODB_DATAFILE_H
 #define XB_INNODB_DATAFILE_H
@@ -66,6 +81,11 @@ typedef struct datafile_copy_opts {
 	unsigned pagecomp_readable; /* bit N set: the server reads pages compressed with enum pagecomp_algo N (its provider is loaded); a page compressed otherwise fails the copy; 0 = not checked */
 	xb_iogate *gate;        /* when set: chunks are read synchronously (no read-ahead) and every read and write passes this gate; NULL = read-ahead */
 	bool copy_unwritten;    /* a file whose page 0 was never written is copied as it is (stats.unwritten), not deferred */
+	bool delta;             /* write <dst>.delta and <dst>.meta (incremental backup) instead of the file */
+	uint64_t delta_lsn;     /* delta: pages whose FIL_PAGE_LSN is greater go in (when page_wanted is NULL) */
+	bool (*page_wanted)(void *ctx, uint32_t page_no, const uint8_t *page); /* delta: which pages go in; NULL = the LSN rule */
+	void *page_wanted_ctx;  /* argument of page_wanted */
+	xb_sink *meta_sink;     /* delta: where <dst>.meta goes (NULL = the data sink) */
 } datafile_copy_opts;
 
 typedef struct datafile_copy_stats {
@@ -77,6 +97,7 @@ typedef struct datafile_copy_stats {
 	bool unwritten;         /* page 0 was never written (empty, short, zeros): no re-reads were made */
 	char why[160];          /* when deferred: the reason, e.g. "page 0 is not written yet" */
 	char read_mode[160];    /* how the file was read (xb_reader_mode), for the log */
+	uint64_t delta_pages;   /* delta: pages written into the delta */
 } datafile_copy_stats;
 
 /* Fill *o with the defaults above (worker 0, no throttle, not the system space). */
@@ -87,6 +108,7 @@ void innodb_datafile_opts_init(datafile_copy_opts *o);
  * working directory is the datadir) to dst_relpath in sink. o may be NULL
  * (defaults). st must not be NULL: it receives the counters and the
  * deferred flag. *progress_bytes (may be NULL) is increased atomically as
+ * bytes are read in delta mode, else as
  * bytes are written, for the progress meter.
  * Returns 0 when copied or deferred (check st->deferred); XB_E_CORRUPT_PAGE
  * ("page N of ./db/t1.ibd is corrupt: <reason>", with a hint) when a page

@@ -91,8 +91,12 @@ static bool take(xb_span key, xb_span val, void *ctx)
 int xb_checkpoints_read(const char *dir, xb_checkpoints *c, xb_error *err)
 {
 	int rc = check_decoded(dir, err);
-	if (rc)
-		return rc;
+	return rc ? rc : xb_checkpoints_read_lsns(dir, c, err);
+}
+
+int xb_checkpoints_read_lsns(const char *dir, xb_checkpoints *c, xb_error *err)
+{
+	int rc;
 	memset(c, 0, sizeof *c);
 	xb_error e;
 	xb_err_clear(&e);

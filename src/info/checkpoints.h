@@ -45,4 +45,9 @@ int xb_checkpoints_rewrite(const char *dir, const xb_checkpoints *c, xb_error *e
  * holds compressed or encrypted files. */
 int xb_checkpoints_read(const char *dir, xb_checkpoints *c, xb_error *err);
 
+/* The same, whatever else dir holds: the base of an incremental backup,
+ * whose LSNs alone are needed, may still be compressed or encrypted (its
+ * xtrabackup_checkpoints never is compressed), or be an --extra-lsndir. */
+int xb_checkpoints_read_lsns(const char *dir, xb_checkpoints *c, xb_error *err);
+
 #endif

@@ -64,6 +64,16 @@ const char xb_history_format_type_sql[] =
 const char xb_history_upgrade_sql[] =
 	"ALTER TABLE " XB_HISTORY_TABLE " MODIFY format ENUM('file','tar','mbstream') DEFAULT NULL";
 
+const char xb_history_key_sql[] = "SET @xb_history_key = ?";
+
+const char xb_history_base_by_name_sql[] =
+	"SELECT innodb_to_lsn FROM " XB_HISTORY_TABLE " WHERE name = @xb_history_key "
+	"AND innodb_to_lsn IS NOT NULL ORDER BY innodb_to_lsn DESC LIMIT 1";
+
+const char xb_history_base_by_uuid_sql[] =
+	"SELECT innodb_to_lsn FROM " XB_HISTORY_TABLE " WHERE uuid = @xb_history_key "
+	"AND innodb_to_lsn IS NOT NULL ORDER BY innodb_to_lsn DESC LIMIT 1";
+
 bool xb_history_format_current(const char *column_type)
 {
 	return column_type && strstr(column_type, "'mbstream'") != NULL;

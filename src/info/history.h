@@ -37,6 +37,14 @@ bool xb_history_format_current(const char *column_type);
 /* The format column of an older table brought to the current definition. */
 extern const char xb_history_upgrade_sql[];
 
+/* The base of an incremental backup (--incremental-history-name/-uuid):
+ * xb_history_key_sql takes the name or uuid as its one parameter into a
+ * session variable, then one of the two SELECTs gives the newest
+ * innodb_to_lsn of that series, or of that backup (no row: none recorded). */
+extern const char xb_history_key_sql[];
+extern const char xb_history_base_by_name_sql[];
+extern const char xb_history_base_by_uuid_sql[];
+
 /* The INSERT of one row with XB_HISTORY_COLUMNS parameters (xb_history_row
  * order); with explain, EXPLAIN of it: the server checks the INSERT privilege
  * and writes nothing. */

@@ -9,8 +9,10 @@
  * (where the backup goes).
  *
  * The sequence (see README "How a backup works"):
- *  1. check the target, connect, learn the server's layout, check privileges
- *     (and, with --history, that the history table can be written: history.c);
+ *  1. check the target, connect, learn the server's layout, check privileges,
+ *     find the base of an incremental backup (incremental.c: its InnoDB files
+ *     are then copied as deltas) and, with --history, check that the history
+ *     table can be written (history.c);
  *  2. start the redo follower at the current checkpoint (before any datafile
  *     is read, so the copied log covers every change the copies may miss);
  *  3. BACKUP STAGE START, copy the InnoDB datafiles with --parallel threads,
@@ -116,7 +118,7 @@ static int run(backup_ctx *c, xb_error *err)
 		return rc;
 	xb_fault(XB_FAULT_BACKUP_CONNECTED);
 	if ((rc = step(c, "checking the options against the server", err)) || (rc = scan_check_excludes(c, err)) ||
-	    (rc = history_prepare(c, err)))
+	    (rc = incremental_resolve(c, err)) || (rc = history_prepare(c, err)))
 		return rc;
 	if ((rc = step(c, "making the target", err)) || (rc = target_open(c, err)) ||
 	    (rc = check_privileges(c, true, err)))
@@ -220,6 +222,7 @@ static int run(backup_ctx *c, xb_error *err)
 	stage_replica_restart(c);
 	xb_progress_stop(c->progress);
 	c->progress = NULL;
+	incremental_report(c);
 
 	/* 6. metadata, completion marker last */
 	if ((rc = step(c, "BACKUP STAGE END done", err)))

@@ -5,7 +5,8 @@
  * layout.c learns where the server keeps its files; scan.c finds the files
  * to copy; copy.c copies them; stage.c takes the BACKUP STAGE locks; ddl.c
  * reconciles tablespaces created, renamed or dropped while they were being
- * copied; meta.c writes the metadata files, history.c the --history row.
+ * copied; meta.c writes the metadata files, history.c the --history row;
+ * incremental.c finds the base of an incremental backup.
  * They share this context.
  */
 #ifndef XB_BACKUP_INT_H
@@ -131,6 +132,11 @@ typedef struct backup_ctx {
 	const char *step;              /* what the backup is doing now, named in the error of a signal */
 	xb_manifest manifest;          /* every file the sinks published, with size and CRC-32C (meta_note_file) */
 	pthread_mutex_t manifest_lock; /* serialises the copy threads' additions to manifest */
+	uint64_t inc_lsn;              /* incremental backup (set.incremental): pages newer than this LSN go into the deltas */
+	char inc_base[4200];           /* what the base is, for the log ("backup DIR", "history row of series NAME") */
+	_Atomic uint64_t inc_pages;    /* incremental: pages read for the deltas */
+	_Atomic uint64_t inc_delta_pages; /* incremental: pages written into them */
+	_Atomic uint64_t inc_delta_bytes; /* incremental: bytes of the deltas, as they went into the sink */
 } backup_ctx;
 
 /* scan.c; scan_check_excludes: --databases-exclude may name no database of the
@@ -167,7 +173,9 @@ int copy_plain(backup_ctx *c, const bfile *f, int worker, xb_error *err);
 /* copy.c: an open file (src names it in messages) to rel in the backup, from
  * where fd stands to its end; fd is closed */
 int copy_fd(backup_ctx *c, int fd, const char *src, const char *rel, xb_error *err);
-int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err);
+/* copy_innodb_one: in an incremental backup the file becomes rel.delta and
+ * rel.meta, unless whole (a .new copy prepare takes as it is) */
+int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, bool whole, xb_error *err);
 int copy_innodb_all(backup_ctx *c, struct pacer *pc, xb_error *err);
 int copy_kind(backup_ctx *c, int kind, xb_error *err);
 /* copy.c: the watch of a running copy (every half second): the server is
@@ -239,6 +247,13 @@ int meta_write_checkpoints(backup_ctx *c, xb_error *err);
  * tablespace; the manifest written, just before xtrabackup_checkpoints */
 void meta_note_file(void *ctx, const char *relpath, uint64_t size, uint32_t crc, const uint8_t *head, size_t head_len);
 int meta_write_manifest(backup_ctx *c, xb_error *err);
+
+/* incremental.c: the base LSN of an incremental backup (c->inc_lsn, from
+ * --incremental-basedir, --incremental-lsn or the history table), checked
+ * against the server's current LSN, before anything is copied (nothing done
+ * for a full backup); incremental_report logs what went into the deltas */
+int incremental_resolve(backup_ctx *c, xb_error *err);
+void incremental_report(backup_ctx *c);
 
 /* history.c: --history. Before the copy, make sure the table exists in the
  * current definition and that the user may insert into it (a missing

@@ -97,7 +97,7 @@ static bool copy_should_stop(void *ctx, xb_error *err)
 	return true;
 }
 
-int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_error *err)
+int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, bool whole, xb_error *err)
 {
 	datafile_copy_opts o;
 	innodb_datafile_opts_init(&o);
@@ -111,7 +111,14 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 		o.progress_total = xb_progress_total_counter(c->progress);
 		o.expected_bytes = f->size;
 	}
-	o.copy_unwritten = true;
+	/* incremental: pages newer than the base into rel.delta (rel.meta with
+	 * the metadata). A file whose page 0 was never written waits for
+	 * BLOCK_DDL, where it is copied whole as a .new: prepare would ignore a
+	 * plain copy in an incremental backup. */
+	o.delta = c->set.incremental && !whole;
+	o.delta_lsn = c->inc_lsn;
+	o.meta_sink = c->meta_sink;
+	o.copy_unwritten = !o.delta;
 	o.gate = c->iogate;
 	o.pagecomp_readable = c->lay.pagecomp_readable;
 	if (c->iogate)
@@ -139,6 +146,11 @@ int copy_innodb_one(backup_ctx *c, bfile *f, const char *rel, int worker, xb_err
 	}
 	if (rc)
 		return rc;
+	if (o.delta && !st.deferred) {
+		atomic_fetch_add(&c->inc_pages, st.pages);
+		atomic_fetch_add(&c->inc_delta_pages, st.delta_pages);
+		atomic_fetch_add(&c->inc_delta_bytes, st.bytes);
+	}
 	if (st.deferred) {
 		f->deferred = true;
 		xb_log(worker, "%s is not ready (%s): copied at BLOCK_DDL", f->src, st.why);
@@ -181,7 +193,7 @@ static int copy_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstat
 	copy_run *r = ctx;
 	if (command_interrupted(err))
 		return err ? err->code : XB_E_INTERRUPTED;
-	int rc = copy_innodb_one(r->c, r->todo[i], r->todo[i]->rel, worker, err);
+	int rc = copy_innodb_one(r->c, r->todo[i], r->todo[i]->rel, worker, false, err);
 	if (rc)
 		atomic_store(&r->c->copy_stop, true); /* the other threads stop at their next chunk */
 	return rc;

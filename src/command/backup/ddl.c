@@ -27,6 +27,8 @@
  * rebuilding ALTER and DISCARD all log theirs); it stats those and reads page 0 of the others,
  * and the copies are made, on the --parallel workers: DDL is blocked
  * meanwhile, so this is kept short.
+ * In an incremental backup the .new copies are whole files too (prepare moves
+ * them into the base), and a .del makes prepare delete the base's file.
  * These are the markers mariabackup --prepare understands. The redo follower
  * reports the file operations it sees (ddl_note_file_op), which are logged as
  * they happen and remembered by path.
@@ -201,7 +203,9 @@ static int recopy_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wst
 {
 	recopy *r = ctx;
 	bfile *f = r->f[i];
-	int rc = copy_innodb_one(r->c, f, r->rel[i], worker, err);
+	/* a .new is taken whole by prepare, also in an incremental backup; an
+	 * undo tablespace keeps its name, as a delta there */
+	int rc = copy_innodb_one(r->c, f, r->rel[i], worker, !inv_is_undo_name(f->rel), err);
 	if (!rc && f->deferred) {
 		/* DDL is blocked: nothing is being created, and page 0 was written
 		 * (not zeros) yet stayed invalid through the re-reads */

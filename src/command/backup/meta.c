@@ -211,6 +211,8 @@ int meta_write_info(backup_ctx *c, xb_error *err)
 			 .has_binlog = c->have_binlog,
 			 .to_lsn = (unsigned long long)c->to_lsn,
 			 .compressed = c->set.target.compress,
+			 .incremental = c->set.incremental,
+			 .from_lsn = c->set.incremental ? (unsigned long long)c->inc_lsn : 0,
 			 .encrypted = c->set.target.encrypt};
 	make_uuid(x->uuid, sizeof x->uuid);
 	snprintf(x->name, sizeof x->name, "%s", c->set.history_name);
@@ -227,8 +229,11 @@ int meta_write_info(backup_ctx *c, xb_error *err)
 int meta_write_checkpoints(backup_ctx *c, xb_error *err)
 {
 	xb_checkpoints cp = {.backup_type = "full-backuped",
+			     .from_lsn = c->set.incremental ? (unsigned long long)c->inc_lsn : 0,
 			     .to_lsn = (unsigned long long)c->to_lsn,
 			     .last_lsn = (unsigned long long)c->last_lsn};
+	if (c->set.incremental)
+		snprintf(cp.backup_type, sizeof cp.backup_type, "incremental");
 	xb_text t = {0};
 	xb_checkpoints_format(&cp, &t);
 	return put_file(c, XB_CHECKPOINTS_FILE, &t, true, err);

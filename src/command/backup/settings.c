@@ -1,11 +1,14 @@
 /*
  * settings.c - the options of --backup turned into a backup_settings (see
  * settings.h): the connection, the server layout given on the command line,
- * the copy, the locks and the metadata (--history too). The target has its own resolver in
+ * the copy, the locks, the metadata (--history too) and the base of an
+ * incremental backup (--incremental-*, of which at most one). The target has its own resolver in
  * target.c, called from here.
  */
 #include "settings.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -71,6 +74,56 @@ static const char *user_override(const xb_options *o, xb_opt_id id)
 	if (!xb_opt_isset(o, id) || strcmp(o->src[id], "command line"))
 		return NULL;
 	return xb_opt_str(o, id);
+}
+
+/* The base of an incremental backup: at most one of the four options; an
+ * LSN is a decimal number. */
+static int incremental_settings_resolve(const xb_options *o, backup_settings *s, xb_error *err)
+{
+	incremental_settings *in = &s->inc;
+	static const xb_opt_id base[] = {XB_OPT_INCREMENTAL_BASEDIR, XB_OPT_INCREMENTAL_LSN,
+					 XB_OPT_INCREMENTAL_HISTORY_NAME, XB_OPT_INCREMENTAL_HISTORY_UUID};
+	char given[256] = "";
+	int n = 0;
+	for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+		if (xb_opt_isset(o, base[i])) {
+			size_t l = strlen(given);
+			snprintf(given + l, sizeof given - l, "%s--%s", n++ ? " and " : "", xb_opt_name(base[i]));
+		}
+	if (n > 1) {
+		xb_err_set(err, XB_E_USAGE, "%s exclude each other: an incremental backup has one base", given);
+		return xb_err_hint(err, "give one of --incremental-basedir, --incremental-lsn, "
+				   "--incremental-history-name, --incremental-history-uuid");
+	}
+	s->incremental = n == 1;
+	in->force_scan = xb_opt_bool(o, XB_OPT_INCREMENTAL_FORCE_SCAN);
+	in->basedir = xb_opt_isset(o, XB_OPT_INCREMENTAL_BASEDIR) ? xb_opt_str(o, XB_OPT_INCREMENTAL_BASEDIR) : NULL;
+	in->history_name = xb_opt_isset(o, XB_OPT_INCREMENTAL_HISTORY_NAME) ? xb_opt_str(o, XB_OPT_INCREMENTAL_HISTORY_NAME)
+									       : NULL;
+	in->history_uuid = xb_opt_isset(o, XB_OPT_INCREMENTAL_HISTORY_UUID) ? xb_opt_str(o, XB_OPT_INCREMENTAL_HISTORY_UUID)
+									       : NULL;
+	if (xb_opt_isset(o, XB_OPT_INCREMENTAL_LSN)) {
+		const char *t = xb_opt_str(o, XB_OPT_INCREMENTAL_LSN);
+		in->lsn_text = t ? t : "";
+		in->have_lsn = true;
+		unsigned long long v = 0;
+		bool ok = *in->lsn_text != '\0';
+		for (const char *p = in->lsn_text; ok && *p; p++) {
+			unsigned d = (unsigned)(*p - '0');
+			ok = d <= 9 && v <= (ULLONG_MAX - d) / 10;
+			v = v * 10 + d;
+		}
+		if (!ok) {
+			xb_err_set(err, XB_E_USAGE, "--incremental-lsn=%s (%s) is not an LSN", in->lsn_text,
+				   o->src[XB_OPT_INCREMENTAL_LSN]);
+			return xb_err_hint(err, "give a decimal LSN, e.g. the to_lsn of the base backup's "
+					   "xtrabackup_checkpoints, or use --incremental-basedir=DIR");
+		}
+		in->lsn = v;
+	}
+	if (in->force_scan && !s->incremental)
+		xb_info("Ignored option --incremental-force-scan: this is not an incremental backup");
+	return 0;
 }
 
 int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *err)
@@ -141,5 +194,5 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->databases_exclude = xb_opt_str(o, XB_OPT_DATABASES_EXCLUDE);
 	s->history = xb_opt_isset(o, XB_OPT_HISTORY);
 	s->history_name = s->history ? xb_opt_str(o, XB_OPT_HISTORY) : "";
-	return 0;
+	return incremental_settings_resolve(o, s, err);
 }

@@ -56,6 +56,18 @@ typedef struct innodb_cnf_settings {
 	int compression_level;          /* innodb_compression_level, -1 unset */
 } innodb_cnf_settings;
 
+/* What an incremental backup is based on: at most one of the four is given
+ * (incremental.c resolves it to an LSN). */
+typedef struct incremental_settings {
+	const char *basedir;      /* --incremental-basedir: a backup (or an --extra-lsndir), NULL when not given */
+	bool have_lsn;            /* --incremental-lsn was given */
+	unsigned long long lsn;   /* its value */
+	const char *lsn_text;     /* its text, for messages */
+	const char *history_name; /* --incremental-history-name, NULL when not given */
+	const char *history_uuid; /* --incremental-history-uuid, NULL when not given */
+	bool force_scan;          /* --incremental-force-scan (every page is scanned anyway) */
+} incremental_settings;
+
 typedef struct backup_settings {
 	target_settings target;      /* where the backup goes */
 	xb_conn_settings conn;       /* how to reach the server */
@@ -91,6 +103,8 @@ typedef struct backup_settings {
 	const char *databases_exclude; /* --databases-exclude, space-separated names, or NULL: must name no database (scan.c) */
 	bool history;                /* --history: record the backup in mysql.mariadb_backup_history */
 	const char *history_name;    /* its NAME ("" when given alone or not at all): xtrabackup_info's name */
+	incremental_settings inc;    /* --incremental-*: the base of an incremental backup */
+	bool incremental;            /* one of them was given: an incremental backup */
 } backup_settings;
 
 /* Resolve every setting of --backup from o (XB_E_USAGE naming what is wrong). */
