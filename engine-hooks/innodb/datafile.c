@@ -112,6 +112,32 @@ static int write_out(copy_ctx *c, const uint8_t *buf, size_t len, xb_error *err)
 	return 0;
 }
 
+/* A page straddling the previous chunk and this one: its start is in
+ * c->carry; as much of the rest as buf holds is added. Returns the bytes of
+ * buf taken; the page is whole when c->carry_len reaches the page size. */
+static size_t fill_carry(copy_ctx *c, const uint8_t *buf, size_t len)
+{
+	if (c->carry_len == 0)
+		return 0;
+	size_t take = c->psize - c->carry_len;
+	if (take > len)
+		take = len;
+	memcpy(c->carry + c->carry_len, buf, take);
+	c->carry_len += take;
+	return take;
+}
+
+/* After the whole pages of a chunk read at off (pos bytes of it): the next
+ * page's offset, and the start of a page cut by the chunk's end, kept. */
+static void keep_tail(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off, size_t pos)
+{
+	c->page_off = off + pos;
+	if (pos < len) {
+		memcpy(c->carry, buf + pos, len - pos);
+		c->carry_len = len - pos;
+	}
+}
+
 /* The delta writer's finished blocks go to the sink. */
 static int delta_emit(void *ctx, const uint8_t *buf, size_t len, xb_error *err)
 {
@@ -149,17 +175,11 @@ static int delta_page(copy_ctx *c, const uint8_t *page, uint64_t off, xb_error *
 /* Delta mode: one chunk read at file offset off, page by page. */
 static int delta_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off, xb_error *err)
 {
-	size_t pos = 0;
 	int rc;
-	if (c->carry_len > 0) {
-		size_t take = c->psize - c->carry_len;
-		if (take > len)
-			take = len;
-		memcpy(c->carry + c->carry_len, buf, take);
-		c->carry_len += take;
-		pos = take;
-		if (c->carry_len < c->psize)
-			return 0;
+	size_t pos = fill_carry(c, buf, len);
+	if (c->carry_len > 0 && c->carry_len < c->psize)
+		return 0; /* the chunk ended inside that page */
+	if (c->carry_len == c->psize) {
 		if ((rc = delta_page(c, c->carry, c->page_off, err)) != 0)
 			return rc;
 		c->carry_len = 0;
@@ -168,11 +188,7 @@ static int delta_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off
 	for (; len - pos >= c->psize; pos += c->psize)
 		if ((rc = delta_page(c, buf + pos, off + pos, err)) != 0)
 			return rc;
-	c->page_off = off + pos;
-	if (pos < len) {
-		memcpy(c->carry, buf + pos, len - pos);
-		c->carry_len = len - pos;
-	}
+	keep_tail(c, buf, len, off, pos);
 	return 0;
 }
 
@@ -252,19 +268,12 @@ static int copy_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off,
 {
 	if (c->o->delta)
 		return delta_chunk(c, buf, len, off, err);
-	size_t pos = 0;
 	const uint8_t *use;
 	int rc;
-	if (c->carry_len > 0) {
-		/* a page straddles the previous chunk and this one */
-		size_t take = c->psize - c->carry_len;
-		if (take > len)
-			take = len;
-		memcpy(c->carry + c->carry_len, buf, take);
-		c->carry_len += take;
-		pos = take;
-		if (c->carry_len < c->psize)
-			return 0;
+	size_t pos = fill_carry(c, buf, len);
+	if (c->carry_len > 0 && c->carry_len < c->psize)
+		return 0; /* the chunk ended inside that page */
+	if (c->carry_len == c->psize) {
 		if ((rc = check_page(c, c->carry, c->page_off, &use, err)) != 0 ||
 		    (rc = write_out(c, use, c->psize, err)) != 0)
 			return rc;
@@ -286,11 +295,7 @@ static int copy_chunk(copy_ctx *c, const uint8_t *buf, size_t len, uint64_t off,
 	}
 	if ((rc = write_out(c, buf + run, pos - run, err)) != 0)
 		return rc;
-	c->page_off = off + pos;
-	if (pos < len) {
-		memcpy(c->carry, buf + pos, len - pos);
-		c->carry_len = len - pos;
-	}
+	keep_tail(c, buf, len, off, pos);
 	return 0;
 }
 
