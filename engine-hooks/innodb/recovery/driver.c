@@ -675,7 +675,7 @@ int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err)
 	st->threads = o->threads < 1 ? 1 : o->threads;
 	int rc = collect_init(&r, st->budget) ? xb_err_set(err, XB_E_INTERNAL, "out of memory") : 0;
 	if (!rc)
-		rc = log_open(&l, o->dir, err);
+		rc = log_open(&l, o->log_dir ? o->log_dir : o->dir, err);
 	if (!rc) {
 		st->checkpoint_lsn = l.info.cp.checkpoint_lsn;
 		xb_info("redo log %s: checkpoint LSN %llu, %llu bytes of records to read, up to %.0f MiB held at once",

@@ -6,7 +6,8 @@
  * every record type applied to one page). Its API keeps the name of the
  * whole, recovery_*.
  *
- * recovery_run() reads the backup's redo copy (ib_logfile0) from its
+ * recovery_run() reads the backup's redo copy (ib_logfile0; an incremental's
+ * when log_dir names one, doc/incremental.md §2) from its
  * checkpoint to its end and collects page records (collect.h) until the memory
  * budget is reached. A verifier thread checks the whole log meanwhile;
  * nothing is changed before it is done (then before_apply runs and the
@@ -29,11 +30,13 @@
 #include "common/error.h"
 #include "innodb/recovery/replay.h"
 #include "innodb/recovery/batch.h"
+#include "innodb/recovery/deltas.h"
 
 #define RECOVERY_TOP_SPACES 10
 
 typedef struct recovery_opts {
 	const char *dir;            /* the backup directory */
+	const char *log_dir;        /* where the redo copy to apply is (NULL: dir); the empty log is written to dir */
 	const char *data_file_path; /* innodb_data_file_path from backup-my.cnf, NULL for the default */
 	size_t use_memory;          /* bytes recovery may hold (--use-memory) */
 	int threads;                /* apply threads */
@@ -79,6 +82,8 @@ typedef struct recovery_stats {
 	char binlog_name[520];
 	uint64_t binlog_offset;
 	int n_top;
+	bool incremental;           /* an incremental was applied first: deltas holds that phase */
+	deltas_stats deltas;        /* filled by the caller (deltas.h) */
 } recovery_stats;
 
 int recovery_run(const recovery_opts *o, recovery_stats *st, xb_error *err);

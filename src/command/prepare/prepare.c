@@ -18,6 +18,8 @@
  * it, markers are removed when done, the log is replaced atomically. So a
  * prepare that was killed can simply be run again, and preparing a prepared
  * backup applies nothing. The statistics are printed at the end (report.c).
+ * With --incremental-dir, incremental.c checks both directories and runs the
+ * same recovery with the incremental's redo copy after its delta phase.
  */
 #include "prepare_int.h"
 #include "settings.h"
@@ -39,6 +41,7 @@
 #include "innodb/warm.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "info/inc_pending.h"
 #include "command/verify/verify.h"
 #include "platform/file.h"
 
@@ -145,17 +148,38 @@ static void written_free(written_set *w)
 	free(w->v);
 }
 
+/* An incremental's apply: its own step before the first change, then the DDL markers. */
+typedef struct inc_first {
+	const prepare_inc *inc;
+	first_change *fc;
+} inc_first;
+
+static int do_inc_first(void *ctx, xb_error *err)
+{
+	inc_first *f = ctx;
+	int rc = f->inc->before_apply(f->inc->ctx, err);
+	return rc ? rc : do_markers(f->fc, err);
+}
+
 static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, written_set *ws,
-		     xb_error *err)
+		     const prepare_inc *inc, xb_error *err)
 {
 	int rc;
-	first_change fc = {.dir = dir, .m = m};
+	/* an incremental's apply marks the backup with its own file (info/inc_pending.h) */
+	first_change fc = {.dir = dir, .m = inc ? NULL : m};
+	inc_first ifc = {.inc = inc, .fc = &fc};
 	/* only a prepare that starts from the backup as it was taken knows every
 	 * change: after an interrupted one, or another tool's, all are read */
-	bool fresh = !strcmp(c->backup_type, "full-backuped");
+	bool fresh = !inc && !strcmp(c->backup_type, "full-backuped");
+	if (inc) {
+		c->to_lsn = inc->to_lsn;
+		c->last_lsn = inc->last_lsn;
+		c->has_last = true;
+	}
 	recovery_opts ro = {.dir = dir,
-			    .before_apply = do_markers,
-			    .before_apply_ctx = &fc,
+			    .log_dir = inc ? inc->dir : NULL,
+			    .before_apply = inc ? do_inc_first : do_markers,
+			    .before_apply_ctx = inc ? (void *)&ifc : (void *)&fc,
 			    .on_written = written_add,
 			    .on_written_ctx = ws,
 			    .use_memory = s->use_memory,
@@ -182,7 +206,10 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 	free(dfp);
 	if (rc)
 		unmark_unchanged(&fc, &st);
-	if (rc == XB_E_INTERRUPTED)
+	if (rc == XB_E_INTERRUPTED && inc)
+		xb_err_hint(err, "the incremental is partly applied: run the same --prepare --incremental-dir=%s again, "
+			    "it applies it whole", inc->dir);
+	else if (rc == XB_E_INTERRUPTED)
 		xb_err_hint(err, "the backup is partly prepared: run --prepare again, it continues where it stopped");
 	if ((rc == XB_E_REDO_FORMAT || rc == XB_E_REDO_CORRUPT) && err && !err->hint[0])
 		xb_err_hint(err, "the backup's redo copy (ib_logfile0) is damaged and nothing was changed: put it back "
@@ -207,14 +234,24 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 	fresh = fresh && fc.marked && !ws->unknown;
 	if (fresh && ws->n)
 		qsort(ws->v, ws->n, sizeof *ws->v, str_cmp);
-	if (m && (rc = verify_refresh(dir, m, s->threads, fresh ? written_has : NULL, ws, err)))
+	if (m && inc)
+		rc = verify_rebuild(dir, m, s->threads, err);
+	else if (m)
+		rc = verify_refresh(dir, m, s->threads, fresh ? written_has : NULL, ws, err);
+	if (rc)
 		return rc;
 	xb_fault(XB_FAULT_PREPARE_BEFORE_MARKER);
 	if (command_interrupted(err)) /* a signal now still leaves the backup unmarked */
 		return xb_err_hint(err, "every page is applied: run --prepare again to mark the backup prepared");
 	rc = xb_checkpoints_rewrite(dir, c, err);
+	if (!rc && inc)
+		rc = xb_inc_pending_remove(dir, err);
 	if (rc)
 		return rc;
+	if (inc) {
+		st.incremental = true;
+		st.deltas = *inc->deltas;
+	}
 	report_log(&st);
 	const char *sf = s->stats_file;
 	if (sf)
@@ -224,37 +261,17 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 	return rc;
 }
 
-static int run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, xb_error *err)
+int prepare_run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, const prepare_inc *inc,
+		xb_error *err)
 {
 	written_set ws = {.dir = dir};
-	int rc = run_steps(s, dir, c, m, &ws, err);
+	int rc = run_steps(s, dir, c, m, &ws, inc, err);
 	written_free(&ws);
 	return rc;
 }
 
-int cmd_prepare(const xb_options *o, xb_error *err)
+int prepare_lock(const char *dir, int *fd, xb_error *err)
 {
-	prepare_settings s;
-	int rc = prepare_settings_resolve(o, &s, err);
-	if (rc)
-		return rc;
-	const char *dir = s.dir;
-	checkpoints c;
-	rc = xb_checkpoints_read(dir, &c, err);
-	if (rc)
-		return rc;
-	if (!strcmp(c.backup_type, "incremental") || c.from_lsn) {
-		xb_err_set(err, XB_E_TARGET, "%s is an incremental backup: this version prepares full backups only", dir);
-		return xb_err_hint(err, "prepare it with mariabackup --prepare --incremental-dir");
-	}
-	if (strcmp(c.backup_type, "full-backuped") && strcmp(c.backup_type, "log-applied")) {
-		xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\" (full-backuped or log-applied expected)",
-			   dir, XB_CHECKPOINTS_FILE, c.backup_type);
-		return xb_err_hint(err, "the backup's completion marker is damaged or of another tool: put back %s from "
-				   "another copy of this backup, or take a new backup", XB_CHECKPOINTS_FILE);
-	}
-	if (!strcmp(c.backup_type, "log-applied"))
-		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
 	int dfd = xb_dir_open(XB_FILE_CWD, dir, false);
 	if (dfd < 0)
 		return xb_err_set(err, XB_E_TARGET, "cannot open %s: %s", dir, strerror(errno));
@@ -263,13 +280,48 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		xb_err_set(err, XB_E_TARGET, "%s is locked by another process (another --prepare running?)", dir);
 		return xb_err_hint(err, "wait for it to finish");
 	}
+	*fd = dfd;
+	return 0;
+}
+
+int cmd_prepare(const xb_options *o, xb_error *err)
+{
+	prepare_settings s;
+	int rc = prepare_settings_resolve(o, &s, err);
+	if (rc)
+		return rc;
+	if (s.inc_dir)
+		return prepare_incremental(&s, err);
+	const char *dir = s.dir;
+	checkpoints c;
+	rc = xb_checkpoints_read(dir, &c, err);
+	if (rc)
+		return rc;
+	if (!strcmp(c.backup_type, "incremental") || c.from_lsn) {
+		xb_err_set(err, XB_E_TARGET, "%s is an incremental backup: it is prepared by applying it to its prepared "
+			   "full backup", dir);
+		return xb_err_hint(err, "xtrabackup --prepare --target-dir=FULL --incremental-dir=%s", dir);
+	}
+	if ((rc = xb_inc_pending_refuse(dir, "--prepare", err)))
+		return rc;
+	if (strcmp(c.backup_type, "full-backuped") && strcmp(c.backup_type, "log-applied")) {
+		xb_err_set(err, XB_E_TARGET, "%s/%s: unknown backup_type \"%s\" (full-backuped or log-applied expected)",
+			   dir, XB_CHECKPOINTS_FILE, c.backup_type);
+		return xb_err_hint(err, "the backup's completion marker is damaged or of another tool: put back %s from "
+				   "another copy of this backup, or take a new backup", XB_CHECKPOINTS_FILE);
+	}
+	if (!strcmp(c.backup_type, "log-applied"))
+		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
+	int dfd;
+	if ((rc = prepare_lock(dir, &dfd, err)))
+		return rc;
 	verify_result vr;
 	xb_manifest m;
 	xb_manifest_init(&m);
 	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, NULL, &m, &vr, err);
 	if (!rc) {
 		xb_fault(XB_FAULT_PREPARE_STARTED);
-		rc = run(&s, dir, &c, vr.have_manifest ? &m : NULL, err);
+		rc = prepare_run(&s, dir, &c, vr.have_manifest ? &m : NULL, NULL, err);
 	}
 	xb_manifest_free(&m);
 	close(dfd);

@@ -4,7 +4,8 @@
  * prepare.c runs the sequence (checks, lock, DDL markers, InnoDB recovery,
  * metadata), cnf.c reads the settings of backup-my.cnf, markers.c carries out the .del/.ren/.new markers a backup
  * leaves for DDL that ran during the copy, report.c prints the recovery
- * statistics and writes them as JSON.
+ * statistics and writes them as JSON, incremental.c applies an incremental
+ * backup to a prepared full backup (doc/incremental.md §2).
  */
 #ifndef XB_PREPARE_INT_H
 #define XB_PREPARE_INT_H
@@ -13,6 +14,35 @@
 
 #include "common/error.h"
 #include "innodb/recovery/driver.h"
+
+#include "info/checkpoints.h"
+#include "info/manifest.h"
+#include "settings.h"
+
+/* What the recovery of an incremental's apply needs (incremental.c). */
+typedef struct prepare_inc {
+	const char *dir;                 /* the incremental: its redo copy is applied */
+	unsigned long long to_lsn;       /* its to_lsn and last_lsn, the backup's once prepared */
+	unsigned long long last_lsn;
+	/* called once the incremental's redo copy is known whole, before the
+	 * first change (the delta phase); non-zero stops the prepare */
+	int (*before_apply)(void *ctx, xb_error *err);
+	void *ctx;
+	const deltas_stats *deltas;      /* what that phase did, for the statistics */
+} prepare_inc;
+
+/* The recovery and the metadata of a prepare of dir (checked, locked):
+ * inc NULL for a full backup, else the incremental applied to it (its
+ * redo copy, the manifest read again whole, xtrabackup_checkpoints with its
+ * LSNs, the pending mark removed last). */
+int prepare_run(const prepare_settings *s, const char *dir, xb_checkpoints *c, xb_manifest *m,
+		const prepare_inc *inc, xb_error *err);
+
+/* Take the exclusive lock of the backup dir (*fd, close it to release). */
+int prepare_lock(const char *dir, int *fd, xb_error *err);
+
+/* --prepare --incremental-dir (incremental.c). */
+int prepare_incremental(const prepare_settings *s, xb_error *err);
 
 /* Apply the DDL markers under dir: X.del deletes X.ibd, X.ren renames X.ibd to
  * the name it holds, X.new replaces X.ibd. Each marker is removed once done, so

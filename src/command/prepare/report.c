@@ -4,7 +4,7 @@
  * In the spirit of XtraDB's recovery statistics, but covering every phase:
  * time per phase, log volume, records parsed, applied and skipped by type,
  * page counts, the tablespaces with the most records, the apply rate and the
- * peak memory. Phase times of the apply workers are summed over threads
+ * peak memory, and after an incremental the delta phase. Phase times of the apply workers are summed over threads
  * ("thread time"); the other phases are wall time. The JSON file is written
  * to a temporary name and renamed, so a reader never sees half of it.
  */
@@ -69,6 +69,14 @@ void report_log(const recovery_stats *st)
 	for (int i = 0; i < st->n_top; i++)
 		xb_info("  top tablespace %2d: %-40s space %u, %llu records, %.1f KiB", i + 1, st->top[i].name,
 			st->top[i].space_id, (unsigned long long)st->top[i].records, (double)st->top[i].bytes / 1024.0);
+	if (st->incremental) {
+		const deltas_stats *d = &st->deltas;
+		xb_info("  deltas: %llu files, %llu pages, %.1f MiB written in %.0f ms; tablespaces %llu created, %llu "
+			"renamed, %llu moved aside, %llu copied whole, %llu deleted",
+			(unsigned long long)d->files, (unsigned long long)d->pages, (double)d->bytes / 1048576.0, ms(d->ns),
+			(unsigned long long)d->created, (unsigned long long)d->renamed, (unsigned long long)d->moved_aside,
+			(unsigned long long)d->copied, (unsigned long long)d->deleted);
+	}
 	xb_info("  rate: %.1f MB/s of redo; memory: peak %.1f MiB of records (budget %.1f MiB), peak RSS %.1f MiB",
 		mbps(st), (double)st->peak_recv_bytes / 1048576.0, (double)st->budget / 1048576.0,
 		(double)peak_rss() / 1048576.0);
@@ -131,7 +139,16 @@ static void json_body(FILE *f, const recovery_stats *st)
 		fprintf(f, ", \"records\": %llu, \"bytes\": %llu}", (unsigned long long)st->top[i].records,
 			(unsigned long long)st->top[i].bytes);
 	}
-	fprintf(f, "\n  ],\n  \"redo_mb_per_s\": %.2f,\n  \"peak_record_bytes\": %zu,\n  \"record_budget_bytes\": %zu,\n"
+	fprintf(f, "\n  ],\n");
+	if (st->incremental) {
+		const deltas_stats *d = &st->deltas;
+		fprintf(f, "  \"deltas\": {\"files\": %llu, \"pages\": %llu, \"bytes\": %llu, \"created\": %llu, "
+			   "\"renamed\": %llu, \"moved_aside\": %llu, \"copied\": %llu, \"deleted\": %llu, \"ms\": %.1f},\n",
+			(unsigned long long)d->files, (unsigned long long)d->pages, (unsigned long long)d->bytes,
+			(unsigned long long)d->created, (unsigned long long)d->renamed, (unsigned long long)d->moved_aside,
+			(unsigned long long)d->copied, (unsigned long long)d->deleted, ms(d->ns));
+	}
+	fprintf(f, "  \"redo_mb_per_s\": %.2f,\n  \"peak_record_bytes\": %zu,\n  \"record_budget_bytes\": %zu,\n"
 		   "  \"peak_memory_bytes\": %llu\n}\n",
 		mbps(st), st->peak_recv_bytes, st->budget, (unsigned long long)peak_rss());
 }

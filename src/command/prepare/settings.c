@@ -22,6 +22,7 @@ int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error 
 	s->dir = xb_opt_str(o, XB_OPT_TARGET_DIR);
 	if (!s->dir)
 		return xb_err_set(err, XB_E_USAGE, "--prepare needs --target-dir=DIR, the backup to prepare");
+	s->inc_dir = xb_opt_str(o, XB_OPT_INCREMENTAL_DIR);
 	s->threads = threads_for(o);
 	s->use_memory = (size_t)xb_opt_size(o, XB_OPT_USE_MEMORY);
 	s->durable = xb_opt_bool(o, XB_OPT_PREPARE_FSYNC);

@@ -16,6 +16,7 @@
 
 typedef struct prepare_settings {
 	const char *dir;        /* --target-dir: the backup to prepare */
+	const char *inc_dir;    /* --incremental-dir: the incremental to apply to it, or NULL */
 	int threads;            /* --parallel, else the number of CPUs (at most 8): threads applying redo */
 	size_t use_memory;      /* --use-memory, bytes */
 	bool durable;           /* --prepare-fsync: the journal fsynced before pages are written in place */

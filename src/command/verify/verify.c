@@ -24,6 +24,7 @@
 #include "common/parallel.h"
 #include "common/path.h"
 #include "info/checkpoints.h"
+#include "info/inc_pending.h"
 #include "info/binlog_info.h"
 #include "info/markers.h"
 #include "info/mru.h"
@@ -115,7 +116,8 @@ static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
 	char dec[4096];
 	bool encrypted, encoded = decoded_name(rel0, dec, sizeof dec, &encrypted);
 	const char *name = encoded ? dec : rel0;
-	if (!strchr(name, '/') && (!strcmp(name, XB_MANIFEST_FILE) || !strcmp(name, XB_CHECKPOINTS_FILE)))
+	if (!strchr(name, '/') && (!strcmp(name, XB_MANIFEST_FILE) || !strcmp(name, XB_CHECKPOINTS_FILE) ||
+				   !strcmp(name, XB_INC_PENDING_FILE)))
 		return 0;
 	struct stat st;
 	if (stat(e->path, &st))
@@ -595,7 +597,7 @@ int verify_mark(const char *dir, xb_manifest *m, xb_manifest_state state, xb_err
 	return xb_manifest_rewrite(dir, m, err);
 }
 
-int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)(void *ctx, const char *rel),
+static int refresh(const char *dir, xb_manifest *m, int threads, bool all, bool (*written)(void *ctx, const char *rel),
 		   void *written_ctx, xb_error *err)
 {
 	listing l = {.top = dir};
@@ -608,8 +610,8 @@ int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)
 			const char *rel = l.v[i].rel, *base = xb_path_base(rel);
 			bool untouched = written && inv_is_innodb_name(base) && !inv_is_redo_name(base) &&
 					 !written(written_ctx, rel);
-			l.v[i].read = !l.v[i].foreign &&
-				      (!e || e->size != l.v[i].size || (verify_prepare_writes(rel) && !untouched));
+			l.v[i].read = !l.v[i].foreign && (all || !e || e->size != l.v[i].size ||
+							  (verify_prepare_writes(rel) && !untouched));
 		}
 		rc = read_all(&l, threads, NULL, &bytes, err);
 	}
@@ -652,6 +654,17 @@ int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)
 			(unsigned long long)bytes);
 	xb_manifest_free(&fresh);
 	return rc;
+}
+
+int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)(void *ctx, const char *rel),
+		   void *written_ctx, xb_error *err)
+{
+	return refresh(dir, m, threads, false, written, written_ctx, err);
+}
+
+int verify_rebuild(const char *dir, xb_manifest *m, int threads, xb_error *err)
+{
+	return refresh(dir, m, threads, true, NULL, NULL, err);
 }
 
 /* ---- --verify */

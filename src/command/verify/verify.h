@@ -5,7 +5,8 @@
  * verify_backup() is what --prepare, --copy-back, --move-back and --verify
  * run before anything else: every file the manifest lists must be there
  * with its size and CRC-32C, and no other file may be (the manifest itself
- * and xtrabackup_checkpoints aside). The files are read on --parallel
+ * and xtrabackup_checkpoints aside, and the mark of an incremental being
+ * applied, info/inc_pending.h). The files are read on --parallel
  * threads. One error line, XB_E_BACKUP_DAMAGED, names the first few files
  * that are missing, extra or changed and counts them all; nothing is
  * changed.
@@ -68,5 +69,9 @@ int verify_mark(const char *dir, xb_manifest *m, xb_manifest_state state, xb_err
  * read) says this prepare did not write them, which keep their entry. */
 int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)(void *ctx, const char *rel),
 		   void *written_ctx, xb_error *err);
+
+/* As verify_refresh(), every file read again: after an incremental was
+ * applied, any file may have changed. */
+int verify_rebuild(const char *dir, xb_manifest *m, int threads, xb_error *err);
 
 #endif
