@@ -17,6 +17,8 @@ int xb_inc_pending_write(const char *dir, const xb_inc_pending *p, xb_error *err
 {
 	xb_text t = {0};
 	xb_text_add(&t, "incremental_dir = %s\nfrom_lsn = %llu\nto_lsn = %llu\n", p->inc_dir, p->from_lsn, p->to_lsn);
+	if (p->done)
+		xb_text_add(&t, "done = 1\nlast_lsn = %llu\n", p->last_lsn);
 	int rc = xb_metafile_rewrite(dir, XB_INC_PENDING_FILE, &t, err);
 	xb_text_free(&t);
 	return rc;
@@ -32,6 +34,10 @@ static bool take(xb_span key, xb_span val, void *value)
 		return xb_span_u64(val, &n) && (p->from_lsn = n, true);
 	if (xb_span_is(key, "to_lsn"))
 		return xb_span_u64(val, &n) && (p->to_lsn = n, true);
+	if (xb_span_is(key, "last_lsn"))
+		return xb_span_u64(val, &n) && (p->last_lsn = n, true);
+	if (xb_span_is(key, "done"))
+		return xb_span_u64(val, &n) && (p->done = n == 1, true);
 	return true;
 }
 

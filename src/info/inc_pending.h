@@ -1,7 +1,7 @@
 /*
  * inc_pending.h - xtrabackup_incremental_pending, the file that says an
  * incremental backup is being applied to a prepared full backup
- * (doc/incremental.md §2, doc/backup-directory.md §17).
+ * (doc/incremental.md §2).
  *
  * --prepare --incremental-dir writes it into the full backup, durably,
  * before its first change, and removes it last, after xtrabackup_checkpoints
@@ -9,7 +9,10 @@
  * backup is half way between two consistent states: --prepare without that
  * incremental, --copy-back and --move-back refuse it, naming the
  * incremental and the command that completes the apply. Lines are
- * "key = value": incremental_dir (as given), from_lsn, to_lsn.
+ * "key = value": incremental_dir (as given), from_lsn, to_lsn, and once
+ * every file is written, just before xtrabackup_checkpoints is rewritten,
+ * done = 1 and last_lsn: what that file gets, so a run killed between the
+ * two finishes by rewriting it.
  */
 #ifndef XB_INFO_INC_PENDING_H
 #define XB_INFO_INC_PENDING_H
@@ -24,6 +27,8 @@ typedef struct xb_inc_pending {
 	char inc_dir[4096];           /* the incremental directory, as given to --incremental-dir */
 	unsigned long long from_lsn;  /* its from_lsn */
 	unsigned long long to_lsn;    /* its to_lsn */
+	bool done;                    /* every file written: only xtrabackup_checkpoints is left to rewrite */
+	unsigned long long last_lsn;  /* with done: the last_lsn it gets */
 } xb_inc_pending;
 
 /* Write dir's file (temporary name, fsync, rename, fsync of dir). */

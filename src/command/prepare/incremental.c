@@ -11,10 +11,12 @@
  * tables dropped in between) and the non-InnoDB files (FULL's database
  * directories lose theirs and get INC's, INC's metadata files are copied,
  * databases dropped in between are removed). The recovery then applies INC's
- * redo; xtrabackup_checkpoints gets INC's to_lsn and last_lsn, and the mark
- * is removed last. INC is only read, so a prepare killed anywhere is
+ * redo; the mark then records the checkpoints to write (done), which
+ * xtrabackup_checkpoints gets (INC's to_lsn and last_lsn), and the mark is
+ * removed last. INC is only read, so a prepare killed anywhere is
  * completed by running it again: the delta phase is repeated whole (pages
- * are written as INC holds them), then the redo from INC's checkpoint.
+ * are written as INC holds them), then the redo from INC's checkpoint; a
+ * mark that says done leaves only xtrabackup_checkpoints to write.
  */
 #include "prepare_int.h"
 
@@ -195,6 +197,34 @@ static int first_change(void *ctx, xb_error *err)
 	return 0;
 }
 
+/* Every file written: the mark says what xtrabackup_checkpoints gets. */
+static int before_checkpoints(void *ctx, const xb_checkpoints *c, xb_error *err)
+{
+	inc_run *r = ctx;
+	r->pend.done = true;
+	r->pend.last_lsn = c->last_lsn;
+	return xb_inc_pending_write(r->target, &r->pend, err);
+}
+
+/* A run killed between its last mark and the removal of the mark: only
+ * xtrabackup_checkpoints is left to write. */
+static int finish_done(const char *target, const char *inc, xb_checkpoints *tc, const xb_inc_pending *pend,
+		       xb_error *err)
+{
+	xb_info("%s: every file of the apply of %s was written: writing %s and removing the mark", target, inc,
+		XB_CHECKPOINTS_FILE);
+	snprintf(tc->backup_type, sizeof tc->backup_type, "log-applied");
+	tc->to_lsn = pend->to_lsn;
+	tc->last_lsn = pend->last_lsn;
+	tc->has_last = true;
+	int rc = xb_checkpoints_rewrite(target, tc, err);
+	if (!rc)
+		rc = xb_inc_pending_remove(target, err);
+	if (!rc)
+		xb_info("the backup in %s is prepared: backup_type = log-applied, LSN %llu", target, tc->last_lsn);
+	return rc;
+}
+
 /* ---- the checks */
 
 static int check_inc(const char *inc, const char *target, xb_checkpoints *ic, xb_error *err)
@@ -267,10 +297,8 @@ int prepare_incremental(const prepare_settings *s, xb_error *err)
 	int dfd;
 	if ((rc = prepare_lock(target, &dfd, err)))
 		return rc;
-	if (resume && tc.to_lsn == ic.to_lsn && !strcmp(tc.backup_type, "log-applied")) {
-		/* killed after xtrabackup_checkpoints was rewritten: only the mark is left */
-		xb_info("%s was applied to %s: removing the mark of the unfinished apply", inc, target);
-		rc = xb_inc_pending_remove(target, err);
+	if (resume && pend.done) {
+		rc = finish_done(target, inc, &tc, &pend, err);
 		close(dfd);
 		return rc;
 	}
@@ -301,7 +329,8 @@ int prepare_incremental(const prepare_settings *s, xb_error *err)
 		r.pend.from_lsn = ic.from_lsn;
 		r.pend.to_lsn = ic.to_lsn;
 		prepare_inc pi = {.dir = inc, .to_lsn = ic.to_lsn, .last_lsn = ic.has_last ? ic.last_lsn : ic.to_lsn,
-				  .before_apply = first_change, .ctx = &r, .deltas = &r.ds};
+				  .before_apply = first_change, .ctx = &r, .deltas = &r.ds,
+				  .before_checkpoints = before_checkpoints};
 		rc = prepare_run(s, target, &tc, have_m ? &m : NULL, &pi, err);
 	}
 	xb_manifest_free(&im);

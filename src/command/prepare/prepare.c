@@ -240,6 +240,8 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 		rc = verify_refresh(dir, m, s->threads, fresh ? written_has : NULL, ws, err);
 	if (rc)
 		return rc;
+	if (inc && (rc = inc->before_checkpoints(inc->ctx, c, err)))
+		return rc;
 	xb_fault(XB_FAULT_PREPARE_BEFORE_MARKER);
 	if (command_interrupted(err)) /* a signal now still leaves the backup unmarked */
 		return xb_err_hint(err, "every page is applied: run --prepare again to mark the backup prepared");

@@ -28,6 +28,9 @@ typedef struct prepare_inc {
 	 * first change (the delta phase); non-zero stops the prepare */
 	int (*before_apply)(void *ctx, xb_error *err);
 	void *ctx;
+	/* called with the checkpoints about to be written, once every other
+	 * file is (the pending mark records them) */
+	int (*before_checkpoints)(void *ctx, const xb_checkpoints *c, xb_error *err);
 	const deltas_stats *deltas;      /* what that phase did, for the statistics */
 } prepare_inc;
 
