@@ -254,7 +254,9 @@ int deltas_plan_build(const char *inc, deltas_plan *p, xb_error *err)
 	/* X.new.delta: the table was created or rebuilt during the backup; its delta is X's */
 	for (size_t i = 0; !rc && i < f.n[K_NEWDELTA]; i++) {
 		const char *rel = f.v[K_NEWDELTA][i];
-		if (!(rc = inv_table_file_of(name, sizeof name, NULL, rel, err)) &&
+		char marker[4096]; /* "db/t.new", the name of the table's whole copy */
+		if (!(rc = swap_end(marker, sizeof marker, rel, strlen(NEW_DELTA), XB_MARKER_NEW, err)) &&
+		    !(rc = inv_table_file_of(name, sizeof name, NULL, marker, err)) &&
 		    !(rc = swap_end(meta, sizeof meta, rel, strlen(NEW_DELTA), NEW_META, err)))
 			rc = add_delta(p, inc, name, rel, meta, err);
 		p->markers++;
