@@ -691,6 +691,8 @@ int cmd_verify(const xb_options *o, xb_error *err)
 		rc = xb_err_set(err, XB_E_TARGET, "%s is not a complete backup: it has no %s", s.dir, XB_CHECKPOINTS_FILE);
 	else if (!encoded && !(rc = xb_checkpoints_read(s.dir, &cp, err)))
 		type = cp.backup_type;
+	if (!rc)
+		rc = xb_inc_pending_refuse(s.dir, "--verify", err);
 	if (!rc && !exists(s.dir, XB_MANIFEST_FILE, "") && !exists(s.dir, XB_MANIFEST_FILE, ".xbcrypt")) {
 		rc = xb_err_set(err, XB_E_MISSING_FILE, "%s/%s: no manifest, so the backup cannot be checked", s.dir,
 				XB_MANIFEST_FILE);

@@ -6,8 +6,10 @@
 # DROP, RENAME, TRUNCATE, ALTER ... ALGORITHM=COPY (a rebuild: new space id at the
 # same name), a database dropped and created again, a MyISAM table changed, and a
 # PAGE_COMPRESSED and a ROW_FORMAT=COMPRESSED table written to. The load stops
-# before the second incremental, so the source's CHECKSUM TABLE at its end is the
-# chain's. The chain is copied twice: copy A is prepared by mariabackup (base, then
+# before the second incremental, whose copy is throttled while the second DDL
+# batch runs (so it holds DDL markers), and the source's CHECKSUM TABLE at its end
+# is the chain's. A chain taken by the tool under test itself (a full backup and
+# an incremental, when its --backup takes them) is prepared by both tools too. The chain is copied twice: copy A is prepared by mariabackup (base, then
 # each incremental), copy B by the tool under test. Every page of every InnoDB file
 # of A and B must be equal (xb_pagecmp; --pc-tail lets through only the known
 # harmless tail bytes of page_compressed pages, logged), B's xtrabackup_checkpoints
@@ -15,7 +17,8 @@
 # without crash recovery and give the source's checksums. Then the refusals: an
 # incremental applied out of order (the LSNs and both directories named, the
 # target unchanged), an incremental applied to an unprepared base, an incremental
-# prepared alone, a full backup given as --incremental-dir.
+# prepared alone, a full backup given as --incremental-dir, an incremental whose
+# redo copy is cut short (the target unchanged).
 # shellcheck source-path=SCRIPTDIR source=../inc/common.sh
 . "$(dirname "$0")/../inc/common.sh"
 
@@ -84,15 +87,24 @@ DROP DATABASE gone; DROP DATABASE again; CREATE DATABASE again; CREATE TABLE aga
 INSERT INTO again.a VALUES (2,2),(3,3);" || fail "DDL before incremental 1 failed"
 sleep 2
 mb_backup "$T/inc1" --incremental-basedir="$T/full"
-sql src "USE pi; RENAME TABLE t_renamed TO t_ren2, t_keep TO t_keep_tmp, t_keep_tmp TO t_keep;
-ALTER TABLE t_new ENGINE=InnoDB; DROP TABLE t_trunc; CREATE TABLE t_trunc (id INT PRIMARY KEY) ENGINE=InnoDB;
-INSERT INTO t_trunc VALUES (5); ALTER TABLE t_pc ADD INDEX (a); ALTER TABLE t_zip ADD INDEX (a)" \
-    || fail "DDL before incremental 2 failed"
-sleep 2
 touch "$STOP"
 wait "$DML_PID" 2>/dev/null
 wait "$LOAD_PID" 2>/dev/null
-mb_backup "$T/inc2" --incremental-basedir="$T/inc1"
+# incremental 2 is throttled and the second DDL batch runs while it copies:
+# its markers (.ren, .del, .new) are the incremental's
+"$MB" --defaults-file="$(cnf_of src)" --backup --target-dir="$T/inc2" --incremental-basedir="$T/inc1" --throttle=8 \
+    > "$T/inc2.log" 2>&1 &
+MB_PID=$!
+bg_track $MB_PID
+wait_for 60 grep -q 'Copying ./mysql/' "$T/inc2.log" || fail "incremental 2 did not start copying"
+sql src "USE pi; RENAME TABLE t_renamed TO t_ren2, t_keep TO t_keep_tmp, t_keep_tmp TO t_keep;
+ALTER TABLE t_new ENGINE=InnoDB; DROP TABLE t_trunc; CREATE TABLE t_trunc (id INT PRIMARY KEY) ENGINE=InnoDB;
+INSERT INTO t_trunc VALUES (5); ALTER TABLE t_pc ADD INDEX (a); ALTER TABLE t_zip ADD INDEX (a);
+UPDATE t_keep SET a = a + 100 WHERE id < 500" || fail "DDL during incremental 2 failed"
+kill -0 $MB_PID 2>/dev/null || log "warning: incremental 2 ended before its DDL batch did"
+wait $MB_PID
+assert_ok $? "$T/inc2.log" "mariabackup --backup to $T/inc2"
+log "incremental 2 markers: $(cd "$T/inc2" && find . -name '*.ren' -o -name '*.del' -o -name '*.new' -o -name '*.new.delta' | LC_ALL=C sort | tr '\n' ' ')"
 SRC_SUMS=$(checksum_all src)
 [[ -n $SRC_SUMS ]] || fail "no checksums from the source"
 
@@ -140,6 +152,15 @@ assert_eq "$TSUM" "$(tree_sums "$T/B_full")" "an incremental out of order change
 prep_run "$PUT" "$T/B_full" --incremental-dir="$T/B_full"
 [[ $PUT_KIND == xtrabackup ]] && assert_error TARGET "$PREP_RC" "$PREP_ERR" "a full backup as --incremental-dir"
 
+if [[ $PUT_KIND == xtrabackup ]]; then
+    # the incremental's redo copy cut short: refused before the first change
+    cp -a "$T/inc1" "$T/cut_inc1" || fail "copying inc1 failed"
+    truncate -s 16384 "$T/cut_inc1/ib_logfile0"
+    prep_run "$PUT" "$T/B_full" --incremental-dir="$T/cut_inc1"
+    assert_failed "$PREP_RC" "$PREP_ERR" "an incremental with its redo copy cut short"
+    assert_contains "$PREP_ERR" "ib_logfile0" "a cut redo copy: the message names it"
+    assert_eq "$TSUM" "$(tree_sums "$T/B_full")" "an incremental with a damaged redo copy changes nothing"
+fi
 prep_run "$PUT" "$T/B_full" --incremental-dir="$T/B_inc1" --apply-log-only --stats-file="$T/stats1.json"
 assert_ok "$PREP_RC" "$PREP_ERR" "applying incremental 1"
 prep_run "$PUT" "$T/B_full" --incremental-dir="$T/B_inc2" --stats-file="$T/stats2.json"
@@ -159,6 +180,20 @@ assert_pages_equal "$T/A_full" "$T/B_full" "chain prepared by mariabackup vs $PU
 assert_eq "$(cd "$T/A_full" && find . -name '*.frm' -o -name '*.MY?' -o -name '*.opt' | LC_ALL=C sort)" \
     "$(cd "$T/B_full" && find . -name '*.frm' -o -name '*.MY?' -o -name '*.opt' | LC_ALL=C sort)" "non-InnoDB files"
 [[ -d $T/B_full/gone ]] && fail "the database dropped between the backups is still there"
+
+# a chain of our own backups, prepared by both
+if [[ $PUT_KIND == xtrabackup ]]; then
+    xb_backup src "$T/our_full" || { tail -n 5 "$XB_ERR" >&2; fail "our full backup failed"; }
+    sql src "USE pi; UPDATE t_keep SET a = a + 1 WHERE id < 2000; CREATE TABLE t_ours (id INT PRIMARY KEY) ENGINE=InnoDB;
+        INSERT INTO t_ours SELECT seq FROM seq_1_to_1000; DROP TABLE t_ren2" || fail "changes after our full backup failed"
+    xb_backup src "$T/our_inc" --incremental-basedir="$T/our_full" || { tail -n 5 "$XB_ERR" >&2; fail "our incremental failed"; }
+    for d in our_full our_inc; do cp -a "$T/$d" "$T/A_$d" && cp -a "$T/$d" "$T/B_$d" || fail "copying $d failed"; done
+    prep_run "$MB" "$T/A_our_full" && prep_run "$MB" "$T/A_our_full" --incremental-dir="$T/A_our_inc"
+    assert_ok "$PREP_RC" "$PREP_ERR" "mariabackup's prepare of our chain"
+    prep_run "$PUT" "$T/B_our_full" && prep_run "$PUT" "$T/B_our_full" --incremental-dir="$T/B_our_inc"
+    assert_ok "$PREP_RC" "$PREP_ERR" "our prepare of our chain"
+    assert_pages_equal "$T/A_our_full" "$T/B_our_full" "our chain prepared by mariabackup vs $PUT_KIND" --pc-tail
+fi
 
 restore_prepared "$T/B_full" dst
 assert_no_crash_recovery dst "$(checkpoints_value "$T/B_full" last_lsn)"
