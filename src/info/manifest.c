@@ -10,6 +10,7 @@
  */
 #include "info/manifest.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,7 +142,11 @@ void xb_manifest_format(xb_manifest *m, xb_text *t)
 	xb_manifest_sort(m);
 	if (m->nomem)
 		t->nomem = true;
-	xb_text_add(t, "xtrabackup-manifest %d %s\n", XB_MANIFEST_VERSION, xb_manifest_state_name(m->state));
+	if (m->to_lsn)
+		xb_text_add(t, "xtrabackup-manifest %d %s to_lsn=%llu\n", XB_MANIFEST_VERSION,
+			    xb_manifest_state_name(m->state), (unsigned long long)m->to_lsn);
+	else
+		xb_text_add(t, "xtrabackup-manifest %d %s\n", XB_MANIFEST_VERSION, xb_manifest_state_name(m->state));
 	for (size_t i = 0; i < m->n; i++) {
 		const xb_manifest_entry *e = &m->v[i];
 		if (e->foreign)
@@ -263,7 +268,7 @@ int xb_manifest_parse(const char *name, const char *text, size_t len, xb_manifes
 	int rc = 0;
 	if (!xb_lines_next(&l, &line))
 		return xb_err_set(err, XB_E_BACKUP_DAMAGED, "%s is empty", name);
-	char head[64];
+	char head[96];
 	int ver = 0;
 	bool ok = xb_span_copy(line, head, sizeof head);
 	size_t hl = strlen("xtrabackup-manifest ");
@@ -272,14 +277,24 @@ int xb_manifest_parse(const char *name, const char *text, size_t len, xb_manifes
 	if (ok) {
 		ver = head[hl] - '0';
 		ok = false;
-		for (int s = 0; s < N_STATES && ver == XB_MANIFEST_VERSION; s++)
+		char *lsn = strstr(head + hl + 2, " to_lsn=");
+		bool lsn_ok = true;
+		if (lsn) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(lsn + 8, &end, 10);
+			lsn_ok = !errno && end != lsn + 8 && !*end && v && lsn[8] >= '0' && lsn[8] <= '9';
+			*lsn = 0;
+			m->to_lsn = lsn_ok ? v : 0;
+		}
+		for (int s = 0; s < N_STATES && ver == XB_MANIFEST_VERSION && lsn_ok; s++)
 			if (!strcmp(head + hl + 2, state_names[s])) {
 				m->state = (xb_manifest_state)s;
 				ok = true;
 			}
 	}
 	if (!ok)
-		return xb_lines_error(&l, XB_E_BACKUP_DAMAGED, line, err, "expected \"xtrabackup-manifest %d STATE\"",
+		return xb_lines_error(&l, XB_E_BACKUP_DAMAGED, line, err, "expected \"xtrabackup-manifest %d STATE [to_lsn=N]\"",
 				      XB_MANIFEST_VERSION);
 	for (;;) {
 		if (!xb_lines_next(&l, &line)) {

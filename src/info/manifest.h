@@ -10,14 +10,16 @@
  * --verify check the directory against it before they change anything
  * (command/verify/verify.h). It is a line-oriented text file:
  *
- *   xtrabackup-manifest 1 STATE
+ *   xtrabackup-manifest 1 STATE [to_lsn=N]
  *   CRC32C SIZE SPACE_ID PAGES PATH      (one line per file, sorted by PATH)
  *   -------- - - - NAME                  (a foreign entry, same order)
  *   end N                                (N = the number of file lines)
  *
  * STATE is "backup" (as the backup wrote it), "preparing" (a --prepare
  * began), "prepared" (it describes the prepared tree) or "moving" (a
- * --move-back began). CRC32C is 8 hex
+ * --move-back began). to_lsn is the to_lsn of xtrabackup_checkpoints when
+ * the manifest was written: a backup whose checkpoints say otherwise had an
+ * incremental applied by another tool since. CRC32C is 8 hex
  * digits, SIZE and PAGES decimal, SPACE_ID decimal or "-" with PAGES "-"
  * for a file that is no tablespace. PATH is relative, '/'-separated, and
  * takes the rest of the line. A foreign entry names something at the top
@@ -68,6 +70,7 @@ typedef struct xb_manifest {
 	xb_manifest_entry *v; /* entries (sorted by path after xb_manifest_sort) */
 	size_t n, cap;        /* count and capacity */
 	xb_manifest_state state; /* what the tree it describes is */
+	uint64_t to_lsn;      /* the to_lsn of xtrabackup_checkpoints for that tree (0: not recorded) */
 	bool nomem;           /* an add ran out of memory: the manifest is incomplete */
 } xb_manifest;
 

@@ -225,8 +225,13 @@ static void bad(const char *text, const char *want)
 static void test_malformed(void)
 {
 	bad("", "M is empty");
-	bad("xtrabackup-manifest 2 backup\nend 0\n", "M: line 1: expected \"xtrabackup-manifest 1 STATE\"");
-	bad("xtrabackup-manifest 1 done\nend 0\n", "M: line 1: expected \"xtrabackup-manifest 1 STATE\", got \"xtrabackup-manifest 1 done\"");
+	bad("xtrabackup-manifest 2 backup\nend 0\n", "M: line 1: expected \"xtrabackup-manifest 1 STATE [to_lsn=N]\"");
+	bad("xtrabackup-manifest 1 done\nend 0\n", "M: line 1: expected \"xtrabackup-manifest 1 STATE [to_lsn=N]\", got \"xtrabackup-manifest 1 done\"");
+	bad("xtrabackup-manifest 1 backup to_lsn=\nend 0\n", "M: line 1: expected");
+	bad("xtrabackup-manifest 1 backup to_lsn=0\nend 0\n", "M: line 1: expected");
+	bad("xtrabackup-manifest 1 backup to_lsn=12x\nend 0\n", "M: line 1: expected");
+	bad("xtrabackup-manifest 1 backup to_lsn=-5\nend 0\n", "M: line 1: expected");
+	bad("xtrabackup-manifest 1 to_lsn=5\nend 0\n", "M: line 1: expected");
 	bad("manifest\n", "M: line 1: expected");
 	bad(HEAD, "M: cut short after line 1 (no \"end\" line)");
 	bad(HEAD "0000002a 9 - - a\n", "M: cut short after line 2");
@@ -255,6 +260,31 @@ static void test_malformed(void)
 	bad(HEAD "-------- 9 - - a\nend 1\n", "M: line 2: a foreign entry is \"-------- - - - NAME\"");
 	bad(HEAD "-------- - 1 - a\nend 1\n", "M: line 2: a foreign entry is");
 	bad(HEAD "-------- - - - a/b\nend 1\n", "M: line 2: a foreign entry names a top-level entry");
+}
+
+/* The to_lsn of the header: written when known, read back, absent in older manifests. */
+static void test_to_lsn(void)
+{
+	xb_manifest m, r;
+	xb_manifest_init(&m);
+	xb_manifest_put(&m, "a", 9, 42, XB_MANIFEST_NO_SPACE, 0);
+	m.state = XB_MANIFEST_PREPARED;
+	m.to_lsn = 18446744073709551615ULL;
+	xb_text t = {0};
+	xb_manifest_format(&m, &t);
+	const char *want = "xtrabackup-manifest 1 prepared to_lsn=18446744073709551615\n0000002a 9 - - a\nend 1\n";
+	CU_ASSERT(t.n == strlen(want) && !memcmp(t.s, want, t.n));
+	xb_error err;
+	xb_err_clear(&err);
+	CU_ASSERT_EQUAL(xb_manifest_parse("M", t.s, t.n, &r, &err), 0);
+	CU_ASSERT(r.state == XB_MANIFEST_PREPARED && r.to_lsn == m.to_lsn && r.n == 1);
+	xb_manifest_free(&r);
+	const char *old = "xtrabackup-manifest 1 backup\nend 0\n";
+	CU_ASSERT_EQUAL(xb_manifest_parse("M", old, strlen(old), &r, &err), 0);
+	CU_ASSERT(r.state == XB_MANIFEST_BACKUP && r.to_lsn == 0);
+	xb_manifest_free(&r);
+	free(t.s);
+	xb_manifest_free(&m);
 }
 
 static void test_names(void)
@@ -309,6 +339,7 @@ int main(void)
 	CU_add_test(s, "manifest: round trip of real bytes, every state, through a file", test_round_trip);
 	CU_add_test(s, "manifest: every malformed line", test_malformed);
 	CU_add_test(s, "manifest: cut at every byte", test_truncated);
+	CU_add_test(s, "manifest: the to_lsn of the header", test_to_lsn);
 	CU_add_test(s, "names: the manifest stays behind, what a prepare writes", test_names);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

@@ -302,6 +302,7 @@ int meta_write_manifest(backup_ctx *c, xb_error *err)
 				c->manifest.n - ours > 1 ? ", ..." : "");
 	}
 	c->manifest.state = XB_MANIFEST_BACKUP;
+	c->manifest.to_lsn = c->to_lsn;
 	xb_manifest_format(&c->manifest, &t);
 	size_t n = 0;
 	uint64_t bytes = 0;

@@ -234,8 +234,10 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 	fresh = fresh && fc.marked && !ws->unknown;
 	if (fresh && ws->n)
 		qsort(ws->v, ws->n, sizeof *ws->v, str_cmp);
-	if (m && inc)
+	if (m && inc) {
+		m->to_lsn = inc->to_lsn; /* the checkpoints written next say so */
 		rc = verify_rebuild(dir, m, s->threads, err);
+	}
 	else if (m)
 		rc = verify_refresh(dir, m, s->threads, fresh ? written_has : NULL, ws, err);
 	if (rc)

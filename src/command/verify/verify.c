@@ -418,6 +418,12 @@ static int compare(const char *dir, const xb_manifest *m, listing *l, bool relax
 		const char *base = xb_path_base(e->path);
 		bool tablespace = inv_is_innodb_name(base) && !inv_is_redo_name(base);
 		if (!f) {
+			if (!strcmp(base, "db.opt") && !moving) {
+				/* the server runs a database without one (its defaults apply) */
+				xb_warn("%s/%s, listed in the manifest, is missing: the database takes the server's default "
+					"character set and collation", dir, e->path);
+				continue;
+			}
 			if (!moving && (!soft || (tablespace && !marker_covers(m, e->path))))
 				found(fd, &fd->missing, "is missing", e->path, NULL);
 			continue;
@@ -506,6 +512,27 @@ static int read_manifest(const char *dir, const uint8_t *key, xb_manifest *m, xb
 	return rc;
 }
 
+/* An incremental applied by another tool (mariabackup --prepare
+ * --incremental-dir) changes files a prepare of a full backup never does:
+ * the manifest then describes a tree that is gone, which the to_lsn of
+ * xtrabackup_checkpoints tells (an incremental we apply rewrites both, with
+ * its pending mark in place meanwhile). */
+static bool applied_elsewhere(const char *dir, const xb_manifest *m)
+{
+	char path[4200];
+	xb_checkpoints cp;
+	xb_error e;
+	xb_err_clear(&e);
+	if (!m->to_lsn || m->state == XB_MANIFEST_PREPARING || m->state == XB_MANIFEST_MOVING ||
+	    xb_path_join(path, sizeof path, dir, XB_INC_PENDING_FILE, NULL) || access(path, F_OK) == 0 ||
+	    xb_checkpoints_read_lsns(dir, &cp, &e) || cp.to_lsn == m->to_lsn)
+		return false;
+	xb_warn("%s: its manifest describes the backup at to_lsn %llu, but %s says %llu: another tool applied an "
+		"incremental backup to it since, so its files cannot be checked against the manifest",
+		dir, (unsigned long long)m->to_lsn, XB_CHECKPOINTS_FILE, (unsigned long long)cp.to_lsn);
+	return true;
+}
+
 int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, const uint8_t *key,
 		  xb_manifest *out, verify_result *res, xb_error *err)
 {
@@ -527,6 +554,10 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 		return xb_err_hint(err, "the manifest is damaged, so the backup cannot be checked: use another copy of "
 					"the backup; %s changed nothing",
 				   command);
+	}
+	if (applied_elsewhere(dir, &m)) {
+		xb_manifest_free(&m);
+		return 0;
 	}
 	res->have_manifest = true;
 	res->state = m.state;
@@ -647,6 +678,7 @@ static int refresh(const char *dir, xb_manifest *m, int threads, bool all, bool 
 		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	if (!rc) {
 		fresh.state = XB_MANIFEST_PREPARED;
+		fresh.to_lsn = m->to_lsn;
 		rc = xb_manifest_rewrite(dir, &fresh, err);
 	}
 	if (!rc)
