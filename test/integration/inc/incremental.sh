@@ -110,21 +110,24 @@ ddl_loop() {
     bg_track "$DDL_PID"
 }
 
-# inc_checkpoint SERVER - flush every dirty page of SERVER and wait (up to 60s) until
-# its checkpoint has reached the LSN it had when called, so a backup taken next
-# starts from a checkpoint past every change made so far (its to_lsn moves on).
+# inc_checkpoint SERVER - flush every dirty page of SERVER (at up to 50000 pages a
+# second for the time being) and wait (up to 300s) until its checkpoint has reached
+# the LSN it had when called, so a backup taken next starts from a checkpoint past
+# every change made so far (its to_lsn moves on).
 inc_checkpoint() {
     local srv=$1 lsn
     lsn=$(sql "$srv" "SHOW ENGINE INNODB STATUS\G" | sed -n 's/^Log sequence number *//p')
     [[ $lsn =~ ^[0-9]+$ ]] || fail "inc_checkpoint $srv: no LSN in SHOW ENGINE INNODB STATUS"
-    sql "$srv" "SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0.001, GLOBAL innodb_max_dirty_pages_pct = 0" \
+    sql "$srv" "SET GLOBAL innodb_io_capacity_max = 100000, GLOBAL innodb_io_capacity = 50000,
+                GLOBAL innodb_max_dirty_pages_pct_lwm = 0.001, GLOBAL innodb_max_dirty_pages_pct = 0" \
         || fail "inc_checkpoint $srv: setting innodb_max_dirty_pages_pct"
     _inc_ckpt_reached() {
         local c
         c=$(sql "$1" "SHOW ENGINE INNODB STATUS\G" | sed -n 's/^Last checkpoint at *//p')
         [[ $c =~ ^[0-9]+$ ]] && (( c >= $2 ))
     }
-    wait_for 60 _inc_ckpt_reached "$srv" "$lsn" || fail "inc_checkpoint $srv: the checkpoint did not reach LSN $lsn in 60s"
-    sql "$srv" "SET GLOBAL innodb_max_dirty_pages_pct_lwm = DEFAULT, GLOBAL innodb_max_dirty_pages_pct = DEFAULT" \
+    wait_for 300 _inc_ckpt_reached "$srv" "$lsn" || fail "inc_checkpoint $srv: the checkpoint did not reach LSN $lsn in 300s"
+    sql "$srv" "SET GLOBAL innodb_max_dirty_pages_pct_lwm = DEFAULT, GLOBAL innodb_max_dirty_pages_pct = DEFAULT,
+                GLOBAL innodb_io_capacity = DEFAULT, GLOBAL innodb_io_capacity_max = DEFAULT" \
         || fail "inc_checkpoint $srv: restoring innodb_max_dirty_pages_pct"
 }
