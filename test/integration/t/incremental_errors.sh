@@ -60,9 +60,11 @@ refused_backup "missing base" "$B/x1" ""
 if [[ $XB_KIND == mariabackup ]]; then
     assert_contains "$XB_ERR" "error: failed to read metadata from $(re "$T/no-such-dir")/+xtrabackup_checkpoints" "missing base: message"
 else
-    assert_error NOT_A_BACKUP "$XB_RC" "$XB_ERR" "missing base"
-    assert_contains "$XB_ERR" "$(re "$T/no-such-dir").*(No such file or directory|does not exist)" "missing base: message names the directory"
-    assert_contains "$XB_ERR" "HINT: .*incremental-basedir" "missing base: hint"
+    assert_error TARGET "$XB_RC" "$XB_ERR" "missing base"
+    assert_contains "$XB_ERR" "--incremental-basedir=$(re "$T/no-such-dir"): $(re "$T/no-such-dir") is not a backup: cannot open $(re "$T/no-such-dir")/xtrabackup_checkpoints: No such file or directory" \
+        "missing base: message"
+    assert_contains "$XB_ERR" "HINT: give the directory of a complete backup \(full or incremental\), or the --extra-lsndir it wrote, as --incremental-basedir" \
+        "missing base: hint"
 fi
 
 log "--- a base that is not a backup: an empty directory, then a bad xtrabackup_checkpoints"
@@ -72,8 +74,8 @@ refused_backup "empty base" "$B/x2" "$T/notabackup" ""
 if [[ $XB_KIND == mariabackup ]]; then
     assert_contains "$XB_ERR" "error: failed to read metadata from $(re "$T/notabackup")/+xtrabackup_checkpoints" "empty base: message"
 else
-    assert_error NOT_A_BACKUP "$XB_RC" "$XB_ERR" "empty base"
-    assert_contains "$XB_ERR" "$(re "$T/notabackup") is not a backup" "empty base: message"
+    assert_error TARGET "$XB_RC" "$XB_ERR" "empty base"
+    assert_contains "$XB_ERR" "--incremental-basedir=$(re "$T/notabackup"): $(re "$T/notabackup") is not a backup: cannot open" "empty base: message"
 fi
 printf 'this is not a checkpoints file\n' > "$T/notabackup/xtrabackup_checkpoints"
 NB_SUMS=$(tree_sums "$T/notabackup")
@@ -82,8 +84,9 @@ refused_backup "garbage checkpoints in the base" "$B/x3" "$T/notabackup" "$NB_SU
 if [[ $XB_KIND == mariabackup ]]; then
     assert_contains "$XB_ERR" "error: failed to read metadata from $(re "$T/notabackup")/+xtrabackup_checkpoints" "garbage base: message"
 else
-    assert_failed "$XB_RC" "$XB_ERR" "garbage base"
-    assert_contains "$XB_ERR" "$(re "$T/notabackup")/+xtrabackup_checkpoints" "garbage base: message names the file"
+    assert_error TARGET "$XB_RC" "$XB_ERR" "garbage base"
+    assert_contains "$XB_ERR" "$(re "$T/notabackup")/xtrabackup_checkpoints: line 1: expected \"key = value\", got \"this is not a checkpoints file\"" \
+        "garbage base: message names the file, the line and what is wrong"
 fi
 
 log "--- a base newer than the server: a backup of a busier server"
@@ -110,9 +113,10 @@ if [[ $XB_KIND == mariabackup ]]; then
     log "mariabackup takes an empty incremental on a base newer than the server (to_lsn < from_lsn)"
 else
     refused_backup "base newer than the server" "$B/x4" "$B/busyfull" "$BUSY_SUMS"
-    assert_contains "$XB_ERR" "$BUSY_LSN" "base newer than the server: message names the base's to_lsn"
-    assert_contains "$XB_ERR" "$(re "$B/busyfull")" "base newer than the server: message names the base"
-    assert_contains "$XB_ERR" "HINT: " "base newer than the server: hint"
+    assert_error SERVER_STATE "$XB_RC" "$XB_ERR" "base newer than the server"
+    assert_contains "$XB_ERR" "the base of the incremental backup, the full-backuped backup in $(re "$B/busyfull"), ends at LSN $BUSY_LSN, ahead of the server's current LSN [0-9]+: it is not a backup of this server as it is now" \
+        "base newer than the server: message names the base, its to_lsn and the server's LSN"
+    assert_contains "$XB_ERR" "HINT: base the incremental backup on a backup of this server" "base newer than the server: hint"
 fi
 
 log "--- --incremental-lsn that is not a number"
@@ -121,7 +125,8 @@ refused_backup "--incremental-lsn=12abc" "$B/x5" ""
 if [[ $XB_KIND == mariabackup ]]; then
     assert_contains "$XB_ERR" "value '12abc' may be wrong format for incremental option" "--incremental-lsn=12abc: message"
 else
-    assert_contains "$XB_ERR" "incremental-lsn.*12abc" "--incremental-lsn=12abc: message names the option and the value"
+    assert_error USAGE "$XB_RC" "$XB_ERR" "--incremental-lsn=12abc"
+    assert_contains "$XB_ERR" "--incremental-lsn=12abc \(command line\) is not an LSN" "--incremental-lsn=12abc: message names the option and the value"
 fi
 
 # ---------------------------------------------------------------- --prepare
@@ -134,8 +139,10 @@ assert_failed "$PREP_RC" "$PREP_ERR" "--incremental-dir onto an unprepared full 
 if [[ $(prepare_kind "$INC_PUT") == mariabackup ]]; then
     assert_contains "$PREP_ERR" "error: applying incremental backup needs a prepared target" "unprepared target: message"
 else
-    assert_contains "$PREP_ERR" "$(re "$T/unprep").*not prepared" "unprepared target: message names the target"
-    assert_contains "$PREP_ERR" "HINT: .*--prepare --target-dir=$(re "$T/unprep")" "unprepared target: hint"
+    assert_error NOT_PREPARED "$PREP_RC" "$PREP_ERR" "unprepared target"
+    assert_contains "$PREP_ERR" "applying incremental backup needs a prepared target: $(re "$T/unprep") is not prepared \(backup_type = full-backuped\), $(re "$T/unprep-inc1") was not applied" \
+        "unprepared target: message names the target and the incremental"
+    assert_contains "$PREP_ERR" "HINT: prepare the full backup first: xtrabackup --prepare --target-dir=$(re "$T/unprep"), then" "unprepared target: hint"
 fi
 assert_eq "$U_SUMS" "$(tree_sums "$T/unprep")" "unprepared target changed"
 assert_eq "$UI_SUMS" "$(tree_sums "$T/unprep-inc1")" "incremental changed by a refused prepare"
@@ -151,10 +158,10 @@ assert_failed "$PREP_RC" "$PREP_ERR" "inc2 before inc1"
 if [[ $(prepare_kind "$INC_PUT") == mariabackup ]]; then
     assert_contains "$PREP_ERR" "error: This incremental backup seems not to be proper for the target" "wrong order: message"
 else
-    assert_contains "$PREP_ERR" "$FROM2" "wrong order: message names the incremental's from_lsn"
-    assert_contains "$PREP_ERR" "$TO" "wrong order: message names the target's to_lsn"
-    assert_contains "$PREP_ERR" "$(re "$B/inc2")" "wrong order: message names the incremental"
-    assert_contains "$PREP_ERR" "$(re "$B/full")" "wrong order: message names the target"
+    assert_error TARGET "$PREP_RC" "$PREP_ERR" "wrong order"
+    assert_contains "$PREP_ERR" "This incremental backup seems not to be proper for the target.*: to_lsn of $(re "$B/full") is $TO, from_lsn of $(re "$B/inc2") is $FROM2" \
+        "wrong order: message names both directories and both LSNs"
+    assert_contains "$PREP_ERR" "HINT: apply the incrementals of a chain in order" "wrong order: hint"
 fi
 assert_eq "$P_SUMS" "$(tree_sums "$B/full")" "wrong order: target changed"
 assert_eq "$I2_SUMS" "$(tree_sums "$B/inc2")" "wrong order: incremental changed"
@@ -172,8 +179,10 @@ assert_failed "$PREP_RC" "$PREP_ERR" "--prepare of an incremental alone"
 if [[ $(prepare_kind "$INC_PUT") == mariabackup ]]; then
     assert_contains "$PREP_ERR" "This target does not have correct metadata" "incremental alone: message"
 else
-    assert_contains "$PREP_ERR" "$(re "$T/inc-alone").*incremental" "incremental alone: message names the directory"
-    assert_contains "$PREP_ERR" "HINT: .*--incremental-dir=$(re "$T/inc-alone")" "incremental alone: hint"
+    assert_error TARGET "$PREP_RC" "$PREP_ERR" "incremental alone"
+    assert_contains "$PREP_ERR" "$(re "$T/inc-alone") is an incremental backup: it is prepared by applying it to its prepared full backup" \
+        "incremental alone: message"
+    assert_contains "$PREP_ERR" "HINT: .*--prepare --target-dir=FULL --incremental-dir=$(re "$T/inc-alone")" "incremental alone: hint"
 fi
 assert_eq "$IA_SUMS" "$(tree_sums "$T/inc-alone")" "incremental alone: changed"
 
