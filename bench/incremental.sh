@@ -138,7 +138,8 @@ for r in $(seq "$RUNS"); do
 done
 drop_caches
 T0=$(date +%s.%N)
-cp -a "$D" "$T/cp" && sync || fail "cp -a of the datadir failed"
+cp -a "$D" "$T/cp" || fail "cp -a of the datadir failed"
+sync
 CP_S=$(secs_since "$T0")
 rm -rf "$T/cp"
 
@@ -172,8 +173,9 @@ prep_chain() { # key bin dir
 for r in $(seq "$RUNS"); do
     for k in xb mb; do
         rm -rf "$T/p_$k"; mkdir -p "$T/p_$k"
-        cp -a "$T/c/full" "$T/p_$k/full" && cp -a "$T/c/inc1_$ck" "$T/p_$k/inc1" && cp -a "$T/c/inc2_$ck" "$T/p_$k/inc2" \
-            || fail "copying the chain failed"
+        inc_copy_chain "$T/c" "$T/p_$k" full
+        cp -a "$T/c/inc1_$ck" "$T/p_$k/inc1" || fail "copying inc1_$ck failed"
+        cp -a "$T/c/inc2_$ck" "$T/p_$k/inc2" || fail "copying inc2_$ck failed"
     done
     if (( r % 2 )); then
         prep_chain prep_xb "$OURS" "$T/p_xb"; prep_chain prep_mb "$MB" "$T/p_mb"

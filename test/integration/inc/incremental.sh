@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # incremental.sh - helpers of the incremental-backup scenarios
 # (test/integration/t/incremental_*.sh) and bench/incremental.sh, sourced after
 # common.sh.
@@ -110,6 +111,13 @@ ddl_loop() {
     bg_track "$DDL_PID"
 }
 
+# _inc_ckpt_reached SERVER LSN - the checkpoint of SERVER is at LSN or later.
+_inc_ckpt_reached() {
+    local c
+    c=$(sql "$1" "SHOW ENGINE INNODB STATUS\G" | sed -n 's/^Last checkpoint at *//p')
+    [[ $c =~ ^[0-9]+$ ]] && (( c >= $2 ))
+}
+
 # inc_checkpoint SERVER - flush every dirty page of SERVER (at up to 50000 pages a
 # second for the time being) and wait (up to 300s) until its checkpoint has reached
 # the LSN it had when called, so a backup taken next starts from a checkpoint past
@@ -121,11 +129,6 @@ inc_checkpoint() {
     sql "$srv" "SET GLOBAL innodb_io_capacity_max = 100000, GLOBAL innodb_io_capacity = 50000,
                 GLOBAL innodb_max_dirty_pages_pct_lwm = 0.001, GLOBAL innodb_max_dirty_pages_pct = 0" \
         || fail "inc_checkpoint $srv: setting innodb_max_dirty_pages_pct"
-    _inc_ckpt_reached() {
-        local c
-        c=$(sql "$1" "SHOW ENGINE INNODB STATUS\G" | sed -n 's/^Last checkpoint at *//p')
-        [[ $c =~ ^[0-9]+$ ]] && (( c >= $2 ))
-    }
     wait_for 300 _inc_ckpt_reached "$srv" "$lsn" || fail "inc_checkpoint $srv: the checkpoint did not reach LSN $lsn in 300s"
     sql "$srv" "SET GLOBAL innodb_max_dirty_pages_pct_lwm = DEFAULT, GLOBAL innodb_max_dirty_pages_pct = DEFAULT,
                 GLOBAL innodb_io_capacity = DEFAULT, GLOBAL innodb_io_capacity_max = DEFAULT" \
