@@ -67,6 +67,7 @@ for step in "${STEPS[@]}"; do
                        RENAME TABLE s.z TO s.z3" ;;
         inc4) sql src "TRUNCATE TABLE s.m; INSERT INTO s.m VALUES (1, 'four'); ALTER TABLE s.i ADD COLUMN w INT, ALGORITHM=COPY" ;;
     esac || fail "changes before $step failed"
+    [[ $step != full ]] && inc_checkpoint src   # each incremental from a checkpoint past these changes
     if [[ $step == "$LAST" ]]; then
         touch "$STOP"
         wait "$LOAD_PID" || { cat "$T/load.out"; fail "xb_load transfer failed"; }
