@@ -2,8 +2,9 @@
 # bench/incremental.sh - incremental backup and chain prepare of xtrabackup vs
 # mariabackup, side by side, with `cp -a` of the datadir as a reference.
 #
-# Builds a sysbench dataset (SIZE_GB, default 2: 4 tables, about 3 minutes to load on
-# 2 cores; the whole run takes about 10 minutes there) on a throwaway server without
+# Builds a sysbench dataset (SIZE_GB, default 4: 4 tables, 4.4 GiB of InnoDB files,
+# about 2 minutes to load on 2 cores; the whole run takes 4 to 10 minutes there,
+# depending on the disk, and needs about 7 x SIZE_GB free) on a throwaway server without
 # binary log, takes a full backup with our tool, then changes about CHANGE_PCT
 # (default 5) percent of the pages: UPDATEs of the unindexed column c over random
 # id ranges (in place, so each touches the leaf pages of its range only), then
@@ -32,7 +33,7 @@
 #   our chain prepare <= 0.5x mariabackup's time (ratio ours/mb)
 # Run as root (drop_caches). Exits 1 when a run fails or the prepared copies differ.
 #
-# usage: bench/incremental.sh    env: SIZE_GB=2 TABLES=4 CHANGE_PCT=5 RUNS=2
+# usage: bench/incremental.sh    env: SIZE_GB=4 TABLES=4 CHANGE_PCT=5 RUNS=2
 #   PARALLEL=4 USE_MEMORY=1G CHAIN_BIN=mariabackup KEEP=1
 #   OURS=build/xtrabackup (OURS=mariabackup: the oracle on both sides, to try the
 #   script)
@@ -40,7 +41,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/test/integration/inc/common.sh"
 . "$TOP/test/integration/inc/incremental.sh"
-SIZE_GB=${SIZE_GB:-2}
+SIZE_GB=${SIZE_GB:-4}
 TABLES=${TABLES:-4}
 CHANGE_PCT=${CHANGE_PCT:-5}
 RUNS=${RUNS:-2}
