@@ -259,8 +259,10 @@ int copy_innodb_all(backup_ctx *c, pacer *pc, xb_error *err)
 	 * nothing limits the rate: a plain local target (no stream, no filter
 	 * between copy and disk), no --throttle, no pacing of a busy server (its
 	 * own I/O is better served by a steady, limited read rate). One thread
-	 * keeps read-ahead: alone, it would leave the device idle while it writes. */
-	if (c->target_is_local_dir && nthreads >= 2 && !c->set.throttle && !pc->active &&
+	 * keeps read-ahead: alone, it would leave the device idle while it writes.
+	 * An incremental backup writes a few percent of what it reads: its
+	 * threads keep their reads in flight (read-ahead) and need no batches. */
+	if (c->target_is_local_dir && nthreads >= 2 && !c->set.throttle && !pc->active && !c->set.incremental &&
 	    (c->iogate = xb_iogate_new()) != NULL) {
 		c->batch_bytes = BATCH_BUDGET / (size_t)nthreads;
 		if (c->batch_bytes > BATCH_MAX)
