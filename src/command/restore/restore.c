@@ -384,6 +384,12 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	rc = xb_checkpoints_read(dir, &cp, err);
 	if (rc)
 		return rc;
+	if (!strcmp(cp.backup_type, "incremental")) {
+		xb_err_set(err, XB_E_NOT_PREPARED, "the backup in %s is an incremental backup: nothing was restored", dir);
+		return xb_err_hint(err, "an incremental is restored through its full backup: xtrabackup --prepare "
+				   "--target-dir=FULL, then --prepare --target-dir=FULL --incremental-dir=%s for each "
+				   "incremental in order, then --copy-back --target-dir=FULL", dir);
+	}
 	if (strcmp(cp.backup_type, "log-applied")) {
 		xb_err_set(err, XB_E_NOT_PREPARED, "the backup in %s is not prepared (backup_type = %s): nothing was restored",
 			   dir, cp.backup_type);

@@ -186,6 +186,17 @@ else
 fi
 assert_eq "$IA_SUMS" "$(tree_sums "$T/inc-alone")" "incremental alone: changed"
 
+if [[ $XB_KIND == xtrabackup ]]; then
+    log "--- --copy-back --target-dir=INC"
+    xb_run --copy-back --target-dir="$T/inc-alone" --datadir="$T/nowhere"
+    assert_error NOT_PREPARED "$XB_RC" "$XB_ERR" "--copy-back of an incremental"
+    assert_contains "$XB_ERR" "$(re "$T/inc-alone") is an incremental backup: nothing was restored" \
+        "--copy-back of an incremental: message"
+    assert_contains "$XB_ERR" "HINT: .*--incremental-dir=$(re "$T/inc-alone")" "--copy-back of an incremental: hint"
+    [[ ! -e $T/nowhere ]] || fail "--copy-back of an incremental created $T/nowhere"
+    assert_eq "$IA_SUMS" "$(tree_sums "$T/inc-alone")" "--copy-back of an incremental: changed"
+fi
+
 restore_prepared "$B/full" dst
 assert_eq "$(sql src "CHECKSUM TABLE e.t EXTENDED" | cut -f2)" "$(sql dst "CHECKSUM TABLE e.t EXTENDED" | cut -f2)" \
     "e.t restored from the chain prepared after the refusals"

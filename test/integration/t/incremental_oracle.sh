@@ -129,6 +129,14 @@ for ch in $CHAINS; do
     inc_prepare_chain "$MB" "$A/full" "$A/inc1" "$A/inc2" "$A/inc3"
     inc_prepare_chain "$PUT" "$Bc/full" "$Bc/inc1" "$Bc/inc2" "$Bc/inc3"
     assert_pages_equal "$A/full" "$Bc/full" "chain $ch prepared by mariabackup (A) and by $(basename "$PUT") (B)" --pc-tail
+    if [[ $ch == ours && $XB_KIND == xtrabackup ]]; then
+        # our backup with incrementals applied by mariabackup: its manifest describes the
+        # full backup as taken, which the to_lsn tells; it is not refused as damaged
+        xb_run --verify --target-dir="$A/full"
+        assert_ok "$XB_RC" "$XB_ERR" "--verify of our chain prepared by mariabackup"
+        assert_contains "$XB_ERR" "another tool applied an incremental backup to it since" \
+            "--verify of our chain prepared by mariabackup: the warning"
+    fi
     rm -rf "$A"
     if [[ $ch != mb ]]; then
         n=$((n + 1))
