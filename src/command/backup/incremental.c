@@ -9,7 +9,9 @@
  * metadata; the rest of DIR may still be compressed or encrypted);
  * --incremental-lsn=N; --incremental-history-name=NAME, the newest
  * innodb_to_lsn of that series in the history table, or
- * --incremental-history-uuid=UUID, that backup's. Once connected, and before
+ * --incremental-history-uuid=UUID, that backup's. A base directory whose
+ * backup-my.cnf names another innodb_page_size is another server's. Once
+ * connected, and before
  * anything is written, the base is checked against the server: a base whose
  * LSN is ahead of the server's current LSN was not taken of this server (or
  * of this server before a restore), and every page would look older than it:
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "info/backup_cnf.h"
 #include "info/checkpoints.h"
 #include "info/history.h"
 
@@ -44,6 +47,17 @@ static int base_from_dir(backup_ctx *c, const char *dir, xb_error *err)
 			   dir, dir, XB_CHECKPOINTS_FILE, cp.backup_type);
 		return xb_err_hint(err, "give the directory of a complete backup (backup_type full-backuped, "
 				   "log-applied or incremental)");
+	}
+	/* a backup of a server with another page size is not this server's:
+	 * its pages could not take these deltas (backup-my.cnf is absent from an
+	 * --extra-lsndir and encrypted with --encrypt: then nothing to compare) */
+	xb_backup_cnf bc;
+	if (!xb_backup_cnf_read(dir, &bc, NULL) && (bc.have & XB_CNF_PAGE_SIZE) && c->lay.page_size &&
+	    bc.page_size != c->lay.page_size) {
+		xb_err_set(err, XB_E_SERVER_STATE, "--incremental-basedir=%s: the base was taken of a server with "
+			   "innodb_page_size=%u (%s/%s), this server has %u: it is not a backup of this server", dir,
+			   bc.page_size, dir, XB_BACKUP_CNF_FILE, c->lay.page_size);
+		return xb_err_hint(err, "base the incremental backup on a backup of this server, or take a full backup");
 	}
 	c->inc_lsn = cp.to_lsn;
 	snprintf(c->inc_base, sizeof c->inc_base, "the %s backup in %s", cp.backup_type, dir);

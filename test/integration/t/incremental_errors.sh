@@ -10,6 +10,7 @@
 #   - a base whose to_lsn is newer than the server's current LSN (a backup of
 #     another, busier server): pages of the server are all older than the base, so
 #     an incremental would silently hold nothing;
+#   - a base from another server with another innodb_page_size (ours only);
 #   - --incremental-lsn that is not a number.
 # --prepare (each: exit status, the message, the target's files unchanged):
 #   - incrementals in the wrong order (inc2 onto a full backup prepared alone):
@@ -117,6 +118,20 @@ else
     assert_contains "$XB_ERR" "the base of the incremental backup, the full-backuped backup in $(re "$B/busyfull"), ends at LSN $BUSY_LSN, ahead of the server's current LSN [0-9]+: it is not a backup of this server as it is now" \
         "base newer than the server: message names the base, its to_lsn and the server's LSN"
     assert_contains "$XB_ERR" "HINT: base the incremental backup on a backup of this server" "base newer than the server: hint"
+fi
+
+if [[ $XB_KIND == xtrabackup ]]; then
+    log "--- a base from another server with another page size (its LSN below this server's)"
+    SERVER_INSTALL_OPTS=--innodb-page-size=8k server_start other --innodb-page-size=8k
+    xb_backup other "$B/otherfull"
+    assert_ok "$XB_RC" "$XB_ERR" "full backup of the 8k server"
+    server_stop other
+    OTHER_SUMS=$(tree_sums "$B/otherfull")
+    xb_backup src "$B/x6" --incremental-basedir="$B/otherfull"
+    refused_backup "base of another server" "$B/x6" "$B/otherfull" "$OTHER_SUMS"
+    assert_error SERVER_STATE "$XB_RC" "$XB_ERR" "base of another server"
+    assert_contains "$XB_ERR" "--incremental-basedir=$(re "$B/otherfull"): the base was taken of a server with innodb_page_size=8192 .*, this server has 16384: it is not a backup of this server" \
+        "base of another server: message names the base and both page sizes"
 fi
 
 log "--- --incremental-lsn that is not a number"
