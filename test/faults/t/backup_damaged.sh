@@ -59,7 +59,7 @@ assert_ok "$XB_RC" "$XB_ERR" "backup"
 echo "completed OK!" >> "$T/pristine/backup.log"
 assert_contains "$T/pristine/$MF" "^-------- - - - backup\.log$" "the stray log: a foreign entry"
 assert_file "$T/pristine/$MF"
-assert_contains "$T/pristine/$MF" "^xtrabackup-manifest 1 backup$" "manifest header"
+assert_contains "$T/pristine/$MF" "^xtrabackup-manifest 1 backup to_lsn=[0-9]+$" "manifest header"
 assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ [0-9]+ [0-9]+ d/quiet\.ibd$" "manifest line of d/quiet.ibd"
 assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ - - d/m\.MYD$" "manifest line of d/m.MYD"
 assert_contains "$T/pristine/$MF" "^end [0-9]+$" "manifest trailer"
@@ -80,7 +80,7 @@ cp -a "$T/pristine" "$T/prepared"
 prep_run "$XB" "$T/prepared"
 assert_ok "$PREP_RC" "$PREP_ERR" "prepare of the backup"
 assert_contains "$PREP_ERR" "Checked .* against its manifest: $nfiles files" "prepare: the check"
-assert_contains "$T/prepared/$MF" "^xtrabackup-manifest 1 prepared$" "manifest of the prepared backup"
+assert_contains "$T/prepared/$MF" "^xtrabackup-manifest 1 prepared to_lsn=[0-9]+$" "manifest of the prepared backup"
 xb_run --verify --target-dir="$T/prepared"
 assert_ok "$XB_RC" "$XB_ERR" "--verify of the prepared backup"
 
@@ -114,7 +114,7 @@ for what in flip_quiet flip_hot delete truncate extra garbage missing; do
         delete)   pat="d/quiet\.ibd is missing" ;;
         truncate) pat="d/quiet\.ibd changed: [0-9]+ bytes, the manifest says [0-9]+" ;;
         extra)    pat="d/stray\.frm is not in the manifest" ;;
-        garbage)  pat="$MF: line 1: expected \"xtrabackup-manifest 1 STATE\", got \"not a manifest\"" ;;
+        garbage)  pat="$MF: line 1: expected \"xtrabackup-manifest 1 STATE \[to_lsn=N\]\", got \"not a manifest\"" ;;
         missing)  pat="" ;;
     esac
     log "--- damage: $what"
@@ -180,7 +180,7 @@ for point in prepare-before-marker prepare-batch-written prepare-started; do
     [[ $PREP_RC -eq 137 ]] || { tail -5 "$PREP_ERR"; fail "prepare killed at $point: exit $PREP_RC"; }
     prep_run "$XB" "$R"
     assert_ok "$PREP_RC" "$PREP_ERR" "prepare rerun after a kill at $point"
-    assert_contains "$R/$MF" "^xtrabackup-manifest 1 prepared$" "manifest after the rerun ($point)"
+    assert_contains "$R/$MF" "^xtrabackup-manifest 1 prepared to_lsn=[0-9]+$" "manifest after the rerun ($point)"
     xb_run --verify --target-dir="$R"
     assert_ok "$XB_RC" "$XB_ERR" "--verify after the rerun ($point)"
     rm -rf "$R"
