@@ -134,3 +134,15 @@ inc_checkpoint() {
                 GLOBAL innodb_io_capacity = DEFAULT, GLOBAL innodb_io_capacity_max = DEFAULT" \
         || fail "inc_checkpoint $srv: restoring innodb_max_dirty_pages_pct"
 }
+
+# inc_start_transfers - bank transfers on server src in the background (2 threads,
+# $ACCOUNTS accounts, output in $T/load.out) until the file $STOP appears; sets
+# STOP and LOAD_PID.
+inc_start_transfers() {
+    STOP=$T/stop-load
+    "$XB_LOAD" --defaults-file="$(cnf_of src)" --accounts="$ACCOUNTS" --threads=2 --seconds=600 \
+        --stop-file="$STOP" transfer > "$T/load.out" 2>&1 &
+    LOAD_PID=$!
+    bg_track "$LOAD_PID"
+    sleep 1
+}

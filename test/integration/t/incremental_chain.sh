@@ -71,12 +71,7 @@ assert_eq 8192 "$(sql src "SELECT ZIP_PAGE_SIZE FROM information_schema.INNODB_S
 assert_eq "\`PAGE_COMPRESSED\`='1'" "$(sql src "SELECT CREATE_OPTIONS FROM information_schema.TABLES WHERE TABLE_NAME = 't_pc'")" \
     "ic.t_pc's options"
 
-STOP=$T/stop-load
-"$XB_LOAD" --defaults-file="$(cnf_of src)" --accounts=$ACCOUNTS --threads=2 --seconds=600 --stop-file="$STOP" transfer \
-    > "$T/load.out" 2>&1 &
-LOAD_PID=$!
-bg_track "$LOAD_PID"
-sleep 1
+inc_start_transfers
 kill -0 "$LOAD_PID" 2>/dev/null || { cat "$T/load.out"; fail "xb_load transfer died"; }
 
 B=$T/chain

@@ -50,12 +50,7 @@ for t in t_dyn t_zip t_pc t_drop t_ren t_trunc t_copy; do
              FROM o.seq_1_to_10000" || fail "filling o.$t failed"
 done
 
-STOP=$T/stop-load
-"$XB_LOAD" --defaults-file="$(cnf_of src)" --accounts=$ACCOUNTS --threads=2 --seconds=600 --stop-file="$STOP" transfer \
-    > "$T/load.out" 2>&1 &
-LOAD_PID=$!
-bg_track "$LOAD_PID"
-sleep 1
+inc_start_transfers
 
 CHAINS="ours mb oursmb mbours"
 C=$T/chains

@@ -42,12 +42,7 @@ sql src "CREATE DATABASE s; USE s;
          CREATE TABLE m (id INT PRIMARY KEY, v VARCHAR(64)) ENGINE=MyISAM;
          INSERT INTO m SELECT seq, MD5(seq) FROM seq_1_to_3000" || fail "creating the tables failed"
 
-STOP=$T/stop-load
-"$XB_LOAD" --defaults-file="$(cnf_of src)" --accounts=$ACCOUNTS --threads=2 --seconds=600 --stop-file="$STOP" transfer \
-    > "$T/load.out" 2>&1 &
-LOAD_PID=$!
-bg_track "$LOAD_PID"
-sleep 1
+inc_start_transfers
 
 (umask 077; openssl rand -hex 32 > "$T/key")
 KEY=$T/key
