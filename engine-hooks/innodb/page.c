@@ -331,6 +331,22 @@ bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint
 	return valid_legacy(page, si, why, whylen);
 }
 
+bool innodb_pages_valid(const uint8_t *buf, size_t len, uint64_t first_no, const innodb_space_info *si,
+			uint64_t *bad_no, char *why, size_t whylen)
+{
+	uint32_t ps = si->physical_size;
+	for (size_t off = 0; ps && off + ps <= len; off += ps) {
+		uint64_t no = first_no + off / ps;
+		if (si->space_id == 0 && innodb_page_in_doublewrite(si, (uint32_t)no))
+			continue; /* the doublewrite buffer holds copies of other pages */
+		if (!innodb_page_is_valid(buf + off, si, (uint32_t)no, true, why, whylen)) {
+			*bad_no = no;
+			return false;
+		}
+	}
+	return true;
+}
+
 /* ---- writing a recovered page (doc/redo-records.md §20) */
 
 void innodb_page_set_lsn(uint8_t *page, const innodb_space_info *si, uint64_t lsn)

@@ -87,6 +87,13 @@ int innodb_page0_parse(const uint8_t *buf, size_t len, innodb_space_info *out, x
 bool innodb_page_is_valid(const uint8_t *page, const innodb_space_info *si, uint32_t expected_page_no,
 			  bool check_page_no, char *why, size_t whylen);
 
+/* innodb_page_is_valid() for each page of a run: buf holds len bytes (whole
+ * pages of si->physical_size), the first being page first_no; page numbers
+ * are checked, the system tablespace's doublewrite area is not. true when all are valid; else false with the first invalid
+ * page's number in *bad_no and the reason in why. */
+bool innodb_pages_valid(const uint8_t *buf, size_t len, uint64_t first_no, const innodb_space_info *si,
+			uint64_t *bad_no, char *why, size_t whylen);
+
 /* FIL_PAGE_LSN of a page (bytes 16..23). */
 uint64_t innodb_page_lsn(const uint8_t *page);
 

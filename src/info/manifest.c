@@ -61,11 +61,20 @@ void xb_manifest_put(xb_manifest *m, const char *path, uint64_t size, uint32_t c
 	xb_manifest_entry *e = &m->v[m->n];
 	e->path = p;
 	e->foreign = false;
+	e->by_pages = false;
 	e->size = size;
 	e->crc = crc;
 	e->space_id = space_id;
 	e->pages = space_id == XB_MANIFEST_NO_SPACE ? 0 : pages;
 	e->seq = m->n++;
+}
+
+void xb_manifest_put_pages(xb_manifest *m, const char *path, uint64_t size, uint32_t space_id, uint64_t pages)
+{
+	size_t before = m->n;
+	xb_manifest_put(m, path, size, 0, space_id, pages);
+	if (m->n > before)
+		m->v[before].by_pages = true;
 }
 
 void xb_manifest_put_foreign(xb_manifest *m, const char *name)
@@ -151,6 +160,9 @@ void xb_manifest_format(xb_manifest *m, xb_text *t)
 		const xb_manifest_entry *e = &m->v[i];
 		if (e->foreign)
 			xb_text_add(t, "-------- - - - %s\n", e->path);
+		else if (e->by_pages)
+			xb_text_add(t, "pages %llu %u %llu %s\n", (unsigned long long)e->size, e->space_id,
+				    (unsigned long long)e->pages, e->path);
 		else if (e->space_id == XB_MANIFEST_NO_SPACE)
 			xb_text_add(t, "%08x %llu - - %s\n", e->crc, (unsigned long long)e->size, e->path);
 		else
@@ -228,10 +240,13 @@ static int parse_entry(xb_lines *l, xb_span line, xb_manifest *m, xb_error *err)
 		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "a foreign entry is \"-------- - - - NAME\"");
 	if (foreign && memchr(f[4].s, '/', f[4].n))
 		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "a foreign entry names a top-level entry");
-	if (foreign)
+	bool by_pages = xb_span_is(f[0], "pages");
+	if (by_pages && xb_span_is(f[2], "-"))
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "\"pages\" is for a tablespace (with a space id)");
+	if (foreign || by_pages)
 		crc = 0, size = 0;
 	else if (!hex32(f[0], &crc))
-		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad checksum (8 hex digits)");
+		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad checksum (8 hex digits or \"pages\")");
 	if (!foreign && !xb_span_u64(f[1], &size))
 		return xb_lines_error(l, XB_E_BACKUP_DAMAGED, line, err, "bad size");
 	if (xb_span_is(f[2], "-") != xb_span_is(f[3], "-"))
@@ -253,6 +268,8 @@ static int parse_entry(xb_lines *l, xb_span line, xb_manifest *m, xb_error *err)
 	size_t before = m->n;
 	if (foreign)
 		xb_manifest_put_foreign(m, path);
+	else if (by_pages)
+		xb_manifest_put_pages(m, path, size, space, pages);
 	else
 		xb_manifest_put(m, path, size, crc, space, pages);
 	if (m->nomem || m->n == before)

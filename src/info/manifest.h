@@ -12,6 +12,7 @@
  *
  *   xtrabackup-manifest 1 STATE [to_lsn=N]
  *   CRC32C SIZE SPACE_ID PAGES PATH      (one line per file, sorted by PATH)
+ *   pages SIZE SPACE_ID PAGES PATH       (a tablespace a prepare wrote)
  *   -------- - - - NAME                  (a foreign entry, same order)
  *   end N                                (N = the number of file lines)
  *
@@ -19,7 +20,10 @@
  * began), "prepared" (it describes the prepared tree) or "moving" (a
  * --move-back began). to_lsn is the to_lsn of xtrabackup_checkpoints when
  * the manifest was written: a backup whose checkpoints say otherwise had an
- * incremental applied by another tool since. CRC32C is 8 hex
+ * incremental applied by another tool since. A tablespace a prepare wrote
+ * has "pages" for its CRC: it is checked page by page with InnoDB's
+ * checksums (a CRC of it would need a read of the whole file at every
+ * prepare step). CRC32C is 8 hex
  * digits, SIZE and PAGES decimal, SPACE_ID decimal or "-" with PAGES "-"
  * for a file that is no tablespace. PATH is relative, '/'-separated, and
  * takes the rest of the line. A foreign entry names something at the top
@@ -62,6 +66,7 @@ typedef struct xb_manifest_entry {
 	uint32_t space_id; /* InnoDB space id, XB_MANIFEST_NO_SPACE for other files */
 	uint64_t pages;    /* InnoDB: size / physical page size (0 for other files) */
 	bool foreign;      /* not the backup's: path and everything below it are not checked */
+	bool by_pages;     /* a tablespace a prepare wrote: no CRC, its pages are checked one by one */
 	size_t seq;        /* order of the put (the last put of a path wins at the sort) */
 } xb_manifest_entry;
 
@@ -83,6 +88,11 @@ void xb_manifest_free(xb_manifest *m);
  * serialise. */
 void xb_manifest_put(xb_manifest *m, const char *path, uint64_t size, uint32_t crc, uint32_t space_id,
 		     uint64_t pages);
+
+/* Add the entry of a tablespace whose content is checked page by page,
+ * with InnoDB's own checksums, rather than by a CRC of the whole file (a
+ * prepare wrote it: recomputing its CRC would mean reading it all again). */
+void xb_manifest_put_pages(xb_manifest *m, const char *path, uint64_t size, uint32_t space_id, uint64_t pages);
 
 /* Add a foreign entry (top-level name the backup did not write). */
 void xb_manifest_put_foreign(xb_manifest *m, const char *name);

@@ -20,6 +20,7 @@
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
 #include "info/manifest.h"
+#include "info/statcache.h"
 #include "info/mru.h"
 #include "platform/file.h"
 
@@ -329,7 +330,8 @@ int xb_metafile_load_line(const char *dir, const char *name, char sep, size_t ma
 bool xb_metafile_stays_behind(const char *name)
 {
 	static const char *const names[] = {XB_BACKUP_CNF_FILE,   "xtrabackup_binary", XB_BINLOG_INFO_FILE,
-					    XB_CHECKPOINTS_FILE, XB_MRU_FILE,         XB_MANIFEST_FILE, NULL};
+					    XB_CHECKPOINTS_FILE, XB_MRU_FILE,         XB_MANIFEST_FILE,
+					    XB_STATCACHE_FILE,   NULL};
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(name, names[i]))
 			return true;

@@ -221,6 +221,25 @@ int xb_file_sync(int fd, bool data_only)
 	return data_only ? fdatasync(fd) : fsync(fd);
 }
 
+int xb_file_stamp_of(const char *path, xb_file_stamp *out)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return -1;
+	out->dev = (unsigned long long)st.st_dev;
+	out->ino = (unsigned long long)st.st_ino;
+	out->size = (unsigned long long)st.st_size;
+	out->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	out->ctime_ns = (long long)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+	return 0;
+}
+
+bool xb_file_stamp_same(const xb_file_stamp *a, const xb_file_stamp *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_ns == b->ctime_ns;
+}
+
 int xb_dir_sync(const char *path)
 {
 	int fd = xb_dir_open(XB_FILE_CWD, path, false);

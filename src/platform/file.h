@@ -99,6 +99,21 @@ off_t xb_file_unallocated(int fd, off_t off, off_t len);
 /* Bytes free for an unprivileged writer on the file system holding fd; -1 with errno. */
 long long xb_fs_free(int fd);
 
+/* What identifies a file's state without reading it: any write, truncation
+ * or replacement changes it (the change time cannot be set back by a
+ * program, unlike the modification time), and a copy is another file. */
+typedef struct xb_file_stamp {
+	unsigned long long dev, ino; /* the file */
+	unsigned long long size;     /* bytes */
+	long long mtime_ns, ctime_ns; /* modification and change times, ns since the epoch */
+} xb_file_stamp;
+
+/* The stamp of the file path (a symbolic link is followed). 0, or -1 with errno. */
+int xb_file_stamp_of(const char *path, xb_file_stamp *out);
+
+/* Do a and b describe the same file in the same state? */
+bool xb_file_stamp_same(const xb_file_stamp *a, const xb_file_stamp *b);
+
 /* Open a directory (relative to dir_fd as in xb_file_open) to fsync it or to
  * open names in it; nofollow: fail when name is a symbolic link. */
 int xb_dir_open(int dir_fd, const char *name, bool nofollow);

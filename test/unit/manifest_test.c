@@ -238,7 +238,9 @@ static void test_malformed(void)
 	bad(HEAD "0000002a 9 - -\nend 1\n", "M: line 2: expected \"CRC32C SIZE SPACE_ID PAGES PATH\"");
 	bad(HEAD "0000002a 9 - - \nend 1\n", "M: line 2: expected \"CRC32C SIZE SPACE_ID PAGES PATH\"");
 	bad(HEAD "0000002a  9 - - a\nend 1\n", "M: line 2: expected");
-	bad(HEAD "0000002A 9 - - a\nend 1\n", "M: line 2: bad checksum (8 hex digits)");
+	bad(HEAD "0000002A 9 - - a\nend 1\n", "M: line 2: bad checksum (8 hex digits or \"pages\")");
+	bad(HEAD "pages 9 - - a\nend 1\n", "M: line 2: \"pages\" is for a tablespace (with a space id)");
+	bad(HEAD "Pages 9 5 1 a\nend 1\n", "M: line 2: bad checksum");
 	bad(HEAD "2a 9 - - a\nend 1\n", "M: line 2: bad checksum");
 	bad(HEAD "0000002a -9 - - a\nend 1\n", "M: line 2: bad size");
 	bad(HEAD "0000002a 99999999999999999999 - - a\nend 1\n", "M: line 2: bad size");
@@ -326,6 +328,40 @@ static void test_truncated(void)
 	}
 }
 
+/* A tablespace a prepare wrote: "pages" for its CRC, through a file and back. */
+static void test_pages_entry(void)
+{
+	static const char text[] = "xtrabackup-manifest 1 prepared to_lsn=99\n"
+				   "0000002a 9 - - backup-my.cnf\n"
+				   "pages 1048576 5 64 db/t.ibd\n"
+				   "pages 12582912 0 768 ibdata1\n"
+				   "end 3\n";
+	xb_manifest m;
+	xb_error err;
+	xb_err_clear(&err);
+	CU_ASSERT_FATAL(xb_manifest_parse("M", text, strlen(text), &m, &err) == 0);
+	CU_ASSERT_FATAL(m.n == 3);
+	const xb_manifest_entry *e = xb_manifest_find(&m, "db/t.ibd");
+	CU_ASSERT_FATAL(e != NULL);
+	CU_ASSERT(e->by_pages && e->crc == 0 && e->size == 1048576 && e->space_id == 5 && e->pages == 64);
+	CU_ASSERT(!xb_manifest_find(&m, "backup-my.cnf")->by_pages);
+	xb_text t = {0};
+	xb_manifest_format(&m, &t);
+	CU_ASSERT_STRING_EQUAL(t.s, text);
+	xb_text_free(&t);
+	xb_manifest_free(&m);
+	/* put directly, and a later plain put of the same path replaces it */
+	xb_manifest_init(&m);
+	xb_manifest_put_pages(&m, "db/t.ibd", 16384, 5, 1);
+	xb_manifest_put(&m, "db/t.ibd", 16384, 0xabcdef01u, 5, 1);
+	xb_manifest_put_pages(&m, "undo001", 163840, 1, 10);
+	xb_manifest_sort(&m);
+	CU_ASSERT(m.n == 2);
+	CU_ASSERT(!xb_manifest_find(&m, "db/t.ibd")->by_pages && xb_manifest_find(&m, "db/t.ibd")->crc == 0xabcdef01u);
+	CU_ASSERT(xb_manifest_find(&m, "undo001")->by_pages);
+	xb_manifest_free(&m);
+}
+
 int main(void)
 {
 	find_fixture_dir();
@@ -340,6 +376,7 @@ int main(void)
 	CU_add_test(s, "manifest: every malformed line", test_malformed);
 	CU_add_test(s, "manifest: cut at every byte", test_truncated);
 	CU_add_test(s, "manifest: the to_lsn of the header", test_to_lsn);
+	CU_add_test(s, "manifest: \"pages\" entries of tablespaces a prepare wrote", test_pages_entry);
 	CU_add_test(s, "names: the manifest stays behind, what a prepare writes", test_names);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

@@ -26,6 +26,7 @@
 #include "info/checkpoints.h"
 #include "info/galera_info.h"
 #include "info/manifest.h"
+#include "info/statcache.h"
 #include "info/slave_info.h"
 #include "info/xbinfo.h"
 #include "innodb/inventory.h"
@@ -287,6 +288,32 @@ static int note_foreign(void *ctx, const xb_dirent *e, xb_error *err)
 	return 0;
 }
 
+/* A plain directory target: the stamp of every file the backup wrote, so
+ * that the --prepare that follows need not read them to check them
+ * (info/statcache.h). Compressed or encrypted files are not listed (a
+ * backup in that form is decoded before it is prepared). Best effort: a
+ * cache that cannot be written costs that prepare a read. */
+static void record_stamps(backup_ctx *c)
+{
+	xb_statcache sc;
+	xb_statcache_init(&sc);
+	const char *dir = c->set.target.dir;
+	for (size_t i = 0; i < c->manifest.n; i++) {
+		const xb_manifest_entry *e = &c->manifest.v[i];
+		char path[4200];
+		xb_file_stamp st;
+		if (e->foreign || xb_path_join(path, sizeof path, dir, e->path, NULL) || xb_file_stamp_of(path, &st) ||
+		    st.size != e->size)
+			continue;
+		xb_statcache_put(&sc, e->path, &st, e->crc, false);
+	}
+	xb_error e;
+	xb_err_clear(&e);
+	if (sc.n && xb_statcache_write(dir, &sc, &e))
+		xb_info("%s (the first --prepare reads every file to check it)", e.msg);
+	xb_statcache_free(&sc);
+}
+
 int meta_write_manifest(backup_ctx *c, xb_error *err)
 {
 	xb_text t = {0};
@@ -316,5 +343,7 @@ int meta_write_manifest(backup_ctx *c, xb_error *err)
 	if (!rc)
 		xb_info("Manifest %s: %zu files, %llu bytes, with their CRC-32C", XB_MANIFEST_FILE, n,
 			(unsigned long long)bytes);
+	if (!rc && c->set.target.kind == TARGET_DIR)
+		record_stamps(c);
 	return rc;
 }

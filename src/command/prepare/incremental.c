@@ -305,15 +305,17 @@ int prepare_incremental(const prepare_settings *s, xb_error *err)
 	if (resume)
 		xb_info("%s: the apply of %s did not finish: it is done again whole", target, inc);
 	rc = check_target(target, inc, &tc, &ic, err);
-	verify_result vr;
+	verify_result ivr, vr;
+	memset(&ivr, 0, sizeof ivr);
+	memset(&vr, 0, sizeof vr);
 	xb_manifest im, m;
 	xb_manifest_init(&im);
 	xb_manifest_init(&m);
 	bool have_m = false;
 	if (!rc)
-		rc = verify_backup(inc, "--prepare", ic.backup_type, s->threads, NULL, &im, &vr, err);
+		rc = verify_backup(inc, "--prepare", ic.backup_type, s->threads, VERIFY_QUICK, NULL, &im, &ivr, err);
 	if (!rc && !resume) {
-		rc = verify_backup(target, "--prepare", tc.backup_type, s->threads, NULL, &m, &vr, err);
+		rc = verify_backup(target, "--prepare", tc.backup_type, s->threads, VERIFY_QUICK, NULL, &m, &vr, err);
 		have_m = vr.have_manifest;
 	} else if (!rc) {
 		/* files changed by the apply that did not finish: read whole again at the end */
@@ -331,8 +333,10 @@ int prepare_incremental(const prepare_settings *s, xb_error *err)
 		prepare_inc pi = {.dir = inc, .to_lsn = ic.to_lsn, .last_lsn = ic.has_last ? ic.last_lsn : ic.to_lsn,
 				  .before_apply = first_change, .ctx = &r, .deltas = &r.ds,
 				  .before_checkpoints = before_checkpoints};
-		rc = prepare_run(s, target, &tc, have_m ? &m : NULL, &pi, err);
+		rc = prepare_run(s, target, &tc, have_m ? &m : NULL, &vr.checked, &pi, err);
 	}
+	verify_result_free(&ivr);
+	verify_result_free(&vr);
 	xb_manifest_free(&im);
 	xb_manifest_free(&m);
 	close(dfd);

@@ -12,8 +12,11 @@
  * (markers.c), run InnoDB crash recovery on the directory
  * (innodb/recovery/driver.h: the redo copy is applied to the datafiles,
  * which are fsynced, and the log is replaced by an empty one), then rewrite
- * the manifest to describe the prepared tree and xtrabackup_checkpoints with
- * backup_type = log-applied, last.
+ * the manifest to describe the prepared tree (the files it did not change
+ * keep their entries; the tables' tablespaces it wrote are to be checked by
+ * their pages) and xtrabackup_checkpoints with backup_type = log-applied,
+ * last. The check at the start reads only the files whose stamps changed
+ * since this tool last checked or wrote them (info/statcache.h).
  * Every step can be repeated: pages that already carry a record's LSN skip
  * it, markers are removed when done, the log is replaced atomically. So a
  * prepare that was killed can simply be run again, and preparing a prepared
@@ -161,16 +164,20 @@ static int do_inc_first(void *ctx, xb_error *err)
 	return rc ? rc : do_markers(f->fc, err);
 }
 
-static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, written_set *ws,
-		     const prepare_inc *inc, xb_error *err)
+/* Every file a prepare may write: when the writes were not all seen. */
+static bool written_any(void *ctx, const char *rel)
+{
+	(void)ctx;
+	return verify_prepare_writes(rel);
+}
+
+static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m,
+		     const xb_statcache *checked, written_set *ws, const prepare_inc *inc, xb_error *err)
 {
 	int rc;
 	/* an incremental's apply marks the backup with its own file (info/inc_pending.h) */
 	first_change fc = {.dir = dir, .m = inc ? NULL : m};
 	inc_first ifc = {.inc = inc, .fc = &fc};
-	/* only a prepare that starts from the backup as it was taken knows every
-	 * change: after an interrupted one, or another tool's, all are read */
-	bool fresh = !inc && !strcmp(c->backup_type, "full-backuped");
 	if (inc) {
 		c->to_lsn = inc->to_lsn;
 		c->last_lsn = inc->last_lsn;
@@ -230,16 +237,16 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 	/* the buffer-pool dump, sorted and checked against the tablespaces: before the marker */
 	if ((rc = warm_prepare(dir, err)))
 		return rc;
-	/* the manifest describes the prepared tree before the marker says it is prepared */
-	fresh = fresh && fc.marked && !ws->unknown;
-	if (fresh && ws->n)
+	/* the manifest describes the prepared tree before the marker says it is
+	 * prepared: a file whose stamp changed since the check was written, and
+	 * so was every file the recovery says it wrote (all a prepare may write
+	 * when it lost count) */
+	if (ws->n)
 		qsort(ws->v, ws->n, sizeof *ws->v, str_cmp);
-	if (m && inc) {
+	if (m && inc)
 		m->to_lsn = inc->to_lsn; /* the checkpoints written next say so */
-		rc = verify_rebuild(dir, m, s->threads, err);
-	}
-	else if (m)
-		rc = verify_refresh(dir, m, s->threads, fresh ? written_has : NULL, ws, err);
+	if (m)
+		rc = verify_refresh(dir, m, s->threads, checked, ws->unknown ? written_any : written_has, ws, err);
 	if (rc)
 		return rc;
 	if (inc && (rc = inc->before_checkpoints(inc->ctx, c, err)))
@@ -265,11 +272,11 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 	return rc;
 }
 
-int prepare_run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m, const prepare_inc *inc,
-		xb_error *err)
+int prepare_run(const prepare_settings *s, const char *dir, checkpoints *c, xb_manifest *m,
+		const xb_statcache *checked, const prepare_inc *inc, xb_error *err)
 {
 	written_set ws = {.dir = dir};
-	int rc = run_steps(s, dir, c, m, &ws, inc, err);
+	int rc = run_steps(s, dir, c, m, checked, &ws, inc, err);
 	written_free(&ws);
 	return rc;
 }
@@ -322,11 +329,12 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 	verify_result vr;
 	xb_manifest m;
 	xb_manifest_init(&m);
-	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, NULL, &m, &vr, err);
+	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, VERIFY_QUICK, NULL, &m, &vr, err);
 	if (!rc) {
 		xb_fault(XB_FAULT_PREPARE_STARTED);
-		rc = prepare_run(&s, dir, &c, vr.have_manifest ? &m : NULL, NULL, err);
+		rc = prepare_run(&s, dir, &c, vr.have_manifest ? &m : NULL, &vr.checked, NULL, err);
 	}
+	verify_result_free(&vr);
 	xb_manifest_free(&m);
 	close(dfd);
 	return rc;

@@ -17,6 +17,7 @@
 
 #include "info/checkpoints.h"
 #include "info/manifest.h"
+#include "info/statcache.h"
 #include "settings.h"
 
 /* What the recovery of an incremental's apply needs (incremental.c). */
@@ -35,11 +36,12 @@ typedef struct prepare_inc {
 } prepare_inc;
 
 /* The recovery and the metadata of a prepare of dir (checked, locked):
- * inc NULL for a full backup, else the incremental applied to it (its
- * redo copy, the manifest read again whole, xtrabackup_checkpoints with its
- * LSNs, the pending mark removed last). */
+ * m its manifest and checked the files its check found good (both NULL
+ * when it has none); inc NULL for a full backup, else the incremental
+ * applied to it (its redo copy, xtrabackup_checkpoints with its LSNs, the
+ * pending mark removed last). */
 int prepare_run(const prepare_settings *s, const char *dir, xb_checkpoints *c, xb_manifest *m,
-		const prepare_inc *inc, xb_error *err);
+		const xb_statcache *checked, const prepare_inc *inc, xb_error *err);
 
 /* Take the exclusive lock of the backup dir (*fd, close it to release). */
 int prepare_lock(const char *dir, int *fd, xb_error *err);

@@ -408,7 +408,8 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	verify_result vr;
 	xb_manifest m;
 	xb_manifest_init(&m);
-	rc = verify_backup(dir, move ? "--move-back" : "--copy-back", cp.backup_type, s.parallel, NULL, &m, &vr, err);
+	rc = verify_backup(dir, move ? "--move-back" : "--copy-back", cp.backup_type, s.parallel, 0, NULL, &m, &vr, err);
+	verify_result_free(&vr);
 	if (rc) {
 		xb_manifest_free(&m);
 		return rc;

@@ -28,6 +28,7 @@
 #include "info/binlog_info.h"
 #include "info/markers.h"
 #include "info/mru.h"
+#include "info/statcache.h"
 #include "innodb/bpdump.h"
 #include "innodb/crc32c.h"
 #include "innodb/inventory.h"
@@ -72,9 +73,13 @@ typedef struct dfile {
 	char *enc;                    /* the encoded file's path when it is one, else NULL */
 	uint64_t size;                /* its size */
 	const xb_manifest_entry *e;   /* its entry, NULL: extra */
-	bool read;                    /* its checksum is to be computed */
+	xb_file_stamp st;             /* its stamp when listed */
+	bool read;                    /* its checksum is to be computed (or its pages checked) */
+	bool cached;                  /* not read: the stat cache vouches for it (unchanged stamp) */
 	bool foreign;                 /* below a foreign entry: not the backup's */
 	uint32_t crc;                 /* computed checksum */
+	uint64_t bad_page;            /* a tablespace checked by pages: the first bad one (UINT64_MAX: none) */
+	char why[128];                /* and what is wrong with it */
 } dfile;
 
 typedef struct listing {
@@ -117,10 +122,10 @@ static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
 	bool encrypted, encoded = decoded_name(rel0, dec, sizeof dec, &encrypted);
 	const char *name = encoded ? dec : rel0;
 	if (!strchr(name, '/') && (!strcmp(name, XB_MANIFEST_FILE) || !strcmp(name, XB_CHECKPOINTS_FILE) ||
-				   !strcmp(name, XB_INC_PENDING_FILE)))
+				   !strcmp(name, XB_INC_PENDING_FILE) || !strcmp(name, XB_STATCACHE_FILE)))
 		return 0;
-	struct stat st;
-	if (stat(e->path, &st))
+	xb_file_stamp st;
+	if (xb_file_stamp_of(e->path, &st))
 		return xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", e->path, strerror(errno));
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 256;
@@ -136,7 +141,9 @@ static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
 		free(f->rel);
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	}
-	f->size = (uint64_t)st.st_size;
+	f->size = st.size;
+	f->st = st;
+	f->bad_page = UINT64_MAX;
 	l->n++;
 	l->encoded += encoded;
 	l->encrypted += encrypted;
@@ -258,6 +265,54 @@ static int file_crc(const char *path, char *buf, uint32_t *crc, uint64_t *size, 
 	return rc;
 }
 
+/* The pages of the tablespace path (f: its manifest entry says "pages")
+ * checked with InnoDB's checksums and page numbers: the first bad one in
+ * f->bad_page and f->why. */
+static int pages_check(const char *path, char *buf, dfile *f, uint64_t *bytes, xb_error *err)
+{
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
+	xb_file_advise(fd, 0, 0, XB_ADVISE_SEQUENTIAL);
+	innodb_space_info si;
+	uint32_t ps = 0;
+	uint64_t off = 0;
+	int rc = 0;
+	for (;;) {
+		ssize_t k = xb_file_pread_all(fd, buf, READ_BUF, (off_t)off);
+		if (k < 0) {
+			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", path, strerror(errno));
+			break;
+		}
+		if (!ps) {
+			xb_error e;
+			xb_err_clear(&e);
+			if (innodb_page0_parse((const uint8_t *)buf, (size_t)k, &si, &e)) {
+				f->bad_page = 0;
+				snprintf(f->why, sizeof f->why, "%.120s", e.msg);
+				break;
+			}
+			ps = si.physical_size;
+			if (f->e->pages && f->e->size / f->e->pages != ps) {
+				f->bad_page = 0;
+				snprintf(f->why, sizeof f->why, "its pages are of %u bytes, the manifest says %llu", ps,
+					 (unsigned long long)(f->e->size / f->e->pages));
+				break;
+			}
+		}
+		size_t whole = (size_t)k - (size_t)k % ps;
+		if (!innodb_pages_valid((const uint8_t *)buf, whole, off / ps, &si, &f->bad_page, f->why,
+					sizeof f->why))
+			break;
+		off += (uint64_t)k;
+		if ((size_t)k < READ_BUF)
+			break; /* the end of the file */
+	}
+	close(fd);
+	*bytes = off;
+	return rc;
+}
+
 static int reader_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
 {
 	reader *r = ctx;
@@ -268,6 +323,8 @@ static int reader_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wst
 	if (!rc && f->enc) {
 		rc = decode_file(r, f, path, wstate, err);
 		n = f->size == UINT64_MAX ? 0 : f->size;
+	} else if (!rc && f->e && f->e->by_pages) {
+		rc = pages_check(path, wstate, f, &n, err);
 	} else if (!rc) {
 		rc = file_crc(path, wstate, &f->crc, &n, err);
 		f->size = n;
@@ -339,8 +396,11 @@ static bool marker_covers(const xb_manifest *m, const char *rel)
 }
 
 /* The space id and physical page size (fallback when the flags say none)
- * the first page of path gives, or false. */
-static bool head_of(const char *top, const char *rel, uint32_t fallback, uint32_t *space, uint32_t *phys)
+ * the first page of path gives, or false; *first_no (may be NULL): the
+ * page number that page says it is (not 0 for a later file of a system
+ * tablespace made of several). */
+static bool head_of3(const char *top, const char *rel, uint32_t fallback, uint32_t *space, uint32_t *phys,
+		     uint32_t *first_no)
 {
 	char path[4096];
 	uint8_t head[FSP_SPACE_FLAGS + 4];
@@ -351,7 +411,31 @@ static bool head_of(const char *top, const char *rel, uint32_t fallback, uint32_
 		return false;
 	ssize_t k = xb_file_pread_all(fd, head, sizeof head, 0);
 	close(fd);
+	if (first_no && k == (ssize_t)sizeof head)
+		*first_no = innodb_page_no(head);
 	return k == (ssize_t)sizeof head && innodb_page0_head(head, sizeof head, fallback, space, phys);
+}
+
+static bool head_of(const char *top, const char *rel, uint32_t fallback, uint32_t *space, uint32_t *phys)
+{
+	return head_of3(top, rel, fallback, space, phys, NULL);
+}
+
+/* Does rel start with a valid page 0 (what a check by pages starts from)? */
+static bool page0_valid(const char *top, const char *rel)
+{
+	char path[4096];
+	if (xb_path_join(path, sizeof path, top, rel, NULL))
+		return false;
+	uint8_t *buf = malloc(INNODB_PAGE_SIZE_MAX);
+	int fd = buf ? xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL) : -1;
+	ssize_t k = fd < 0 ? -1 : xb_file_pread_all(fd, buf, INNODB_PAGE_SIZE_MAX, 0);
+	if (fd >= 0)
+		close(fd);
+	innodb_space_info si;
+	bool ok = k > 0 && !innodb_page0_parse(buf, (size_t)k, &si, NULL);
+	free(buf);
+	return ok;
 }
 
 static bool space_of(const char *top, const char *rel, uint32_t *space)
@@ -367,7 +451,17 @@ static bool presence_only(const char *rel)
 	return ends_with(rel, ".isl");
 }
 
-static int compare(const char *dir, const xb_manifest *m, listing *l, bool relaxed, findings *fd, xb_error *err)
+/* Does the stat cache's line ce vouch for f, whose entry is e: the same
+ * stamp, recorded with the same check as the manifest's? */
+static bool vouched(const xb_statcache_entry *ce, const dfile *f, const xb_manifest_entry *e)
+{
+	return ce && !f->enc && xb_file_stamp_same(&ce->st, &f->st) && ce->pages == e->by_pages &&
+	       (e->by_pages || ce->crc == e->crc);
+}
+
+/* cache (may be NULL): files it vouches for are not read. */
+static int compare(const char *dir, const xb_manifest *m, listing *l, bool relaxed, const xb_statcache *cache,
+		   findings *fd, xb_error *err)
 {
 	bool moving = m->state == XB_MANIFEST_MOVING;
 	/* extra files, and which files to read */
@@ -394,7 +488,10 @@ static int compare(const char *dir, const xb_manifest *m, listing *l, bool relax
 			found(fd, &fd->changed, "changed", f->rel, d);
 			continue;
 		}
-		f->read = true;
+		if (cache && vouched(xb_statcache_find(cache, f->rel), f, f->e))
+			f->cached = true;
+		else
+			f->read = true;
 	}
 	/* missing files, and what a prepare never changes */
 	for (size_t i = 0; i < m->n; i++) {
@@ -533,8 +630,8 @@ static bool applied_elsewhere(const char *dir, const xb_manifest *m)
 	return true;
 }
 
-int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, const uint8_t *key,
-		  xb_manifest *out, verify_result *res, xb_error *err)
+int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, unsigned flags,
+		  const uint8_t *key, xb_manifest *out, verify_result *res, xb_error *err)
 {
 	memset(res, 0, sizeof *res);
 	double t0 = xb_clock_sec();
@@ -578,11 +675,21 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 	listing l = {.top = dir};
 	findings fd;
 	memset(&fd, 0, sizeof fd);
+	xb_statcache cache;
+	xb_statcache_init(&cache);
+	if (flags & VERIFY_QUICK) {
+		xb_error ce;
+		xb_err_clear(&ce);
+		int cr = xb_statcache_read(dir, &cache, &ce);
+		if (cr && cr != XB_E_MISSING_FILE)
+			xb_info("%s (not used: the files are read)", ce.msg);
+	}
 	if (!(rc = list_dir(&l, NULL, err))) {
 		if (l.n > 1)
 			qsort(l.v, l.n, sizeof *l.v, by_rel);
-		rc = compare(dir, &m, &l, res->relaxed, &fd, err);
+		rc = compare(dir, &m, &l, res->relaxed, (flags & VERIFY_QUICK) ? &cache : NULL, &fd, err);
 	}
+	xb_statcache_free(&cache);
 	if (!rc && l.encrypted && !key)
 		rc = xb_err_set(err, XB_E_USAGE, "%s holds encrypted files (*.xbcrypt): %s decodes them in memory with "
 				"--decrypt=AES256 and the key", dir, command),
@@ -600,21 +707,43 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 			snprintf(d, sizeof d, "%llu bytes, the manifest says %llu", (unsigned long long)f->size,
 				 (unsigned long long)f->e->size);
 			found(&fd, &fd.changed, "changed", f->rel, d);
-		} else if (f->crc != f->e->crc) {
+		} else if (f->e->by_pages && f->bad_page != UINT64_MAX) {
+			char d[200];
+			snprintf(d, sizeof d, "page %llu is damaged (%s)", (unsigned long long)f->bad_page, f->why);
+			found(&fd, &fd.changed, "changed", f->rel, d);
+		} else if (!f->e->by_pages && f->crc != f->e->crc) {
 			char d[96];
 			snprintf(d, sizeof d, "CRC-32C %08x, the manifest says %08x", f->crc, f->e->crc);
 			found(&fd, &fd.changed, "changed", f->rel, d);
 		}
 	}
-	for (size_t i = 0; i < l.n; i++)
+	/* the files found good, with their stamps: what a later check need not read */
+	xb_statcache_init(&res->checked);
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		const dfile *f = &l.v[i];
+		if ((f->read || f->cached) && !f->enc && f->e && f->size == f->e->size &&
+		    (f->cached || (f->e->by_pages ? f->bad_page == UINT64_MAX : f->crc == f->e->crc)))
+			xb_statcache_put(&res->checked, f->rel, &f->st, f->e->crc, f->e->by_pages);
+	}
+	xb_statcache_sort(&res->checked);
+	for (size_t i = 0; i < l.n; i++) {
 		res->files += !l.v[i].foreign;
+		res->cached += l.v[i].cached;
+	}
 	listing_free(&l);
 	if (!rc && fd.missing + fd.extra + fd.changed)
 		rc = damaged(dir, command, &fd, err);
 	res->seconds = xb_clock_sec() - t0;
-	if (!rc)
-		xb_info("Checked %s against its manifest: %llu files, %llu bytes read (CRC-32C) in %.1f s", dir,
+	if (!rc && res->cached)
+		xb_info("Checked %s against its manifest: %llu files, %llu of them unchanged since they were last "
+			"checked or written (%s), %llu bytes read in %.1f s",
+			dir, (unsigned long long)res->files, (unsigned long long)res->cached, XB_STATCACHE_FILE,
+			(unsigned long long)res->bytes, res->seconds);
+	else if (!rc)
+		xb_info("Checked %s against its manifest: %llu files, %llu bytes read in %.1f s", dir,
 			(unsigned long long)res->files, (unsigned long long)res->bytes, res->seconds);
+	if (rc)
+		xb_statcache_free(&res->checked);
 	if (!rc && out)
 		*out = m;
 	else
@@ -628,26 +757,67 @@ int verify_mark(const char *dir, xb_manifest *m, xb_manifest_state state, xb_err
 	return xb_manifest_rewrite(dir, m, err);
 }
 
-static int refresh(const char *dir, xb_manifest *m, int threads, bool all, bool (*written)(void *ctx, const char *rel),
-		   void *written_ctx, xb_error *err)
+/* Is the listed file f, whose entry at the check was e, as the check found
+ * it: the stamp it had then (checked), no write of this prepare reported? */
+static bool unchanged(const dfile *f, const xb_manifest_entry *e, const xb_statcache *checked,
+		      bool (*written)(void *ctx, const char *rel), void *written_ctx)
+{
+	const xb_statcache_entry *ce = e && checked ? xb_statcache_find(checked, f->rel) : NULL;
+	return ce && xb_file_stamp_same(&ce->st, &f->st) && ce->pages == e->by_pages &&
+	       (e->by_pages || ce->crc == e->crc) && !(written && written(written_ctx, f->rel));
+}
+
+int verify_refresh(const char *dir, xb_manifest *m, int threads, const xb_statcache *checked,
+		   bool (*written)(void *ctx, const char *rel), void *written_ctx, xb_error *err)
 {
 	listing l = {.top = dir};
 	int rc = list_dir(&l, NULL, err);
-	uint64_t bytes = 0;
-	if (!rc) {
-		for (size_t i = 0; i < l.n; i++) {
-			const xb_manifest_entry *e = xb_manifest_find(m, l.v[i].rel);
-			l.v[i].foreign = xb_manifest_is_foreign(m, l.v[i].rel);
-			const char *rel = l.v[i].rel, *base = xb_path_base(rel);
-			bool untouched = written && inv_is_innodb_name(base) && !inv_is_redo_name(base) &&
-					 !written(written_ctx, rel);
-			l.v[i].read = !l.v[i].foreign && (all || !e || e->size != l.v[i].size ||
-							  (verify_prepare_writes(rel) && !untouched));
+	uint64_t bytes = 0, by_pages = 0;
+	/* what each file becomes: kept (unchanged), "pages" (a tablespace written), or read */
+	enum { KEEP, PAGES, READ } *how = rc || !l.n ? NULL : calloc(l.n, sizeof *how);
+	uint32_t *space = how ? calloc(l.n, sizeof *space) : NULL;
+	uint64_t *pages = space ? calloc(l.n, sizeof *pages) : NULL;
+	if (!rc && l.n && !pages)
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	for (size_t i = 0; !rc && i < l.n; i++) {
+		dfile *f = &l.v[i];
+		const xb_manifest_entry *e = xb_manifest_find(m, f->rel);
+		const char *base = xb_path_base(f->rel);
+		f->foreign = xb_manifest_is_foreign(m, f->rel);
+		space[i] = XB_MANIFEST_NO_SPACE;
+		if (f->foreign)
+			continue;
+		if (unchanged(f, e, checked, written, written_ctx)) {
+			how[i] = KEEP;
+			continue;
 		}
-		rc = read_all(&l, threads, NULL, &bytes, err);
+		uint32_t phys, first_no = 1;
+		bool tablespace = inv_is_innodb_name(base) && !inv_is_redo_name(base) &&
+				  head_of3(dir, f->rel, 16384, &space[i], &phys, &first_no);
+		if (tablespace) {
+			/* the page size the backup found (the system and undo files follow
+			 * the server's, not their first page), else the file's own flags */
+			if (e && e->pages)
+				phys = (uint32_t)(e->size / e->pages);
+			pages[i] = phys ? f->size / phys : 0;
+		} else {
+			space[i] = XB_MANIFEST_NO_SPACE;
+		}
+		/* a tablespace file written by the prepare that starts with its page
+		 * 0 (a later file of a system tablespace in several does not):
+		 * checked by its pages later rather than read whole again now */
+		how[i] = tablespace && pages[i] && first_no == 0 && (e ? e->space_id == space[i] : true) &&
+				 page0_valid(dir, f->rel)
+			 ? PAGES
+			 : READ;
+		f->read = how[i] == READ;
 	}
+	if (!rc)
+		rc = read_all(&l, threads, NULL, &bytes, err);
 	xb_manifest fresh;
 	xb_manifest_init(&fresh);
+	xb_statcache sc;
+	xb_statcache_init(&sc);
 	for (size_t i = 0; i < m->n; i++)
 		if (m->v[i].foreign)
 			xb_manifest_put_foreign(&fresh, m->v[i].path);
@@ -656,24 +826,25 @@ static int refresh(const char *dir, xb_manifest *m, int threads, bool all, bool 
 		const xb_manifest_entry *e = xb_manifest_find(m, f->rel);
 		if (f->foreign)
 			continue;
-		if (!f->read) {
-			xb_manifest_put(&fresh, e->path, e->size, e->crc, e->space_id, e->pages);
-			continue;
+		if (how[i] == KEEP) {
+			if (e->by_pages)
+				xb_manifest_put_pages(&fresh, e->path, e->size, e->space_id, e->pages);
+			else
+				xb_manifest_put(&fresh, e->path, e->size, e->crc, e->space_id, e->pages);
+			xb_statcache_put(&sc, f->rel, &f->st, e->crc, e->by_pages);
+		} else if (how[i] == PAGES) {
+			xb_manifest_put_pages(&fresh, f->rel, f->size, space[i], pages[i]);
+			xb_statcache_put(&sc, f->rel, &f->st, 0, true);
+			by_pages++;
+		} else {
+			xb_manifest_put(&fresh, f->rel, f->size, f->crc, space[i], pages[i]);
+			xb_statcache_put(&sc, f->rel, &f->st, f->crc, false);
 		}
-		const char *base = xb_path_base(f->rel);
-		uint32_t space = XB_MANIFEST_NO_SPACE;
-		uint64_t pages = 0;
-		uint32_t phys;
-		if (inv_is_innodb_name(base) && !inv_is_redo_name(base) && head_of(dir, f->rel, 16384, &space, &phys)) {
-			/* the page size the backup found (the system and undo files follow
-			 * the server's, not their first page), else the file's own flags */
-			if (e && e->pages)
-				phys = (uint32_t)(e->size / e->pages);
-			pages = phys ? f->size / phys : 0;
-		}
-		xb_manifest_put(&fresh, f->rel, f->size, f->crc, space, pages);
 	}
 	listing_free(&l);
+	free(how);
+	free(space);
+	free(pages);
 	if (!rc && fresh.nomem)
 		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	if (!rc) {
@@ -682,21 +853,32 @@ static int refresh(const char *dir, xb_manifest *m, int threads, bool all, bool 
 		rc = xb_manifest_rewrite(dir, &fresh, err);
 	}
 	if (!rc)
-		xb_info("Manifest rewritten for the prepared backup: %zu entries (%llu bytes read again)", fresh.n,
-			(unsigned long long)bytes);
+		xb_info("Manifest rewritten for the prepared backup: %zu entries, %llu tablespaces written by the "
+			"prepare to be checked by their pages, %llu bytes read again",
+			fresh.n, (unsigned long long)by_pages, (unsigned long long)bytes);
+	/* the cache last: it vouches for the manifest just written */
+	xb_error ce;
+	xb_err_clear(&ce);
+	if (!rc && xb_statcache_write(dir, &sc, &ce))
+		xb_warn("%s (a later check reads every file)", ce.msg);
+	xb_statcache_free(&sc);
 	xb_manifest_free(&fresh);
 	return rc;
 }
 
-int verify_refresh(const char *dir, xb_manifest *m, int threads, bool (*written)(void *ctx, const char *rel),
-		   void *written_ctx, xb_error *err)
+int verify_record(const char *dir, verify_result *res)
 {
-	return refresh(dir, m, threads, false, written, written_ctx, err);
+	xb_error e;
+	xb_err_clear(&e);
+	if (!res->have_manifest || !res->checked.n || !xb_statcache_write(dir, &res->checked, &e))
+		return 0;
+	xb_info("%s (a later check reads every file again)", e.msg);
+	return e.code;
 }
 
-int verify_rebuild(const char *dir, xb_manifest *m, int threads, xb_error *err)
+void verify_result_free(verify_result *res)
 {
-	return refresh(dir, m, threads, true, NULL, NULL, err);
+	xb_statcache_free(&res->checked);
 }
 
 /* ---- --verify */
@@ -732,10 +914,14 @@ int cmd_verify(const xb_options *o, xb_error *err)
 				 "version that lacks it was damaged");
 	}
 	verify_result res;
+	memset(&res, 0, sizeof res);
 	xb_manifest m;
 	xb_manifest_init(&m);
 	if (!rc)
-		rc = verify_backup(s.dir, "--verify", type, s.threads, key, &m, &res, err);
+		rc = verify_backup(s.dir, "--verify", type, s.threads, 0, key, &m, &res, err);
+	if (!rc)
+		(void)verify_record(s.dir, &res);
+	verify_result_free(&res);
 	xb_manifest_free(&m);
 	memset(keybuf, 0, sizeof keybuf);
 	if (rc)
