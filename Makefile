@@ -133,11 +133,15 @@ check-lint:
 $(BUILD)/xb_pagecmp: test/tools/xb_pagecmp.c $(BUILD)/libxb.a
 	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libxb.a $(LDLIBS) $(LDFLAGS)
 
-check-integration: all $(BUILD)/xb_pagecmp
+# .cfg files from a prepared backup's dictionary (the export tests).
+$(BUILD)/xb_cfg: test/tools/xb_cfg.c $(BUILD)/libxb.a
+	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(BUILD)/libxb.a $(LDLIBS) $(LDFLAGS)
+
+check-integration: all $(BUILD)/xb_pagecmp $(BUILD)/xb_cfg
 	@NO_SKIP=1 test/integration/run.sh
 
 # The fault campaign: the tool stopped, starved and fed damaged backups (test/faults/run.sh).
-check-faults: all $(BUILD)/xb_pagecmp
+check-faults: all $(BUILD)/xb_pagecmp $(BUILD)/xb_cfg
 	@NO_SKIP=1 test/faults/run.sh
 
 # MariaDB's own test suite for mariabackup (suite/mariabackup of mariadb-test),

@@ -51,8 +51,8 @@ uint64_t cfg_autoinc(const uint8_t *root, bool has_autoinc)
 	return has_autoinc ? be64_get(root + PAGE_ROOT_AUTO_INC) + 1 : 0;
 }
 
-int cfg_from_table(const dict_table *t, uint32_t page_size, const innodb_space_info *page0, const char *hostname,
-		   uint64_t autoinc, cfg *out, xb_error *err)
+int cfg_from_table(const dict_table *t, const dict_instant *inst, uint32_t page_size, const innodb_space_info *page0,
+		   const char *hostname, uint64_t autoinc, cfg *out, xb_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (page0 && page0->space_id != t->space)
@@ -62,7 +62,7 @@ int cfg_from_table(const dict_table *t, uint32_t page_size, const innodb_space_i
 		return xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: its tablespace has %u-byte pages, the server %u-byte ones",
 				  t->name, page0->logical_size, page_size);
 	dict_mtable m;
-	int rc = dict_build(t, &m, err);
+	int rc = dict_build(t, inst, &m, err);
 	if (rc)
 		return rc;
 	out->version = CFG_VERSION_V1;
@@ -222,7 +222,7 @@ static bool need(cursor *c, size_t k, const char *part)
 	if (c->rc)
 		return false;
 	if (c->n - c->at < k) {
-		c->rc = xb_err_set(c->err, XB_E_STREAM_CORRUPT, "%s: truncated in %s at byte %zu (%zu bytes)", c->what,
+		c->rc = xb_err_set(c->err, XB_E_STREAM_CORRUPT, "%s: truncated in %s at byte %zu (the file has %zu bytes)", c->what,
 				   part, c->at, c->n);
 		xb_err_hint(c->err, "the .cfg file is incomplete: export the table again");
 		return false;

@@ -73,14 +73,15 @@ typedef struct cfg {
 	cfg_index *index;     /* n_indexes of them */
 } cfg;
 
-/* The description of table t for export: its in-memory form (dict_build),
+/* The description of table t for export: its in-memory form (dict_build,
+ * with inst: its instant ALTER metadata, NULL when it has none),
  * checked against page0, the parsed page 0 of its .ibd (same space id, the
  * page size of the system tablespace the dictionary came from: else
  * XB_E_CORRUPT_PAGE naming the table). hostname: what to record (NULL:
  * "Hostname unknown", as the server writes when it has none). autoinc: the next AUTO_INCREMENT value to record (see
  * cfg_autoinc()). Errors as dict_build(). */
-int cfg_from_table(const dict_table *t, uint32_t page_size, const innodb_space_info *page0, const char *hostname,
-		   uint64_t autoinc, cfg *out, xb_error *err);
+int cfg_from_table(const dict_table *t, const dict_instant *inst, uint32_t page_size, const innodb_space_info *page0,
+		   const char *hostname, uint64_t autoinc, cfg *out, xb_error *err);
 
 /* The AUTO_INCREMENT value the server records for a table whose clustered
  * index root page is root (logical page): the value it persists there plus 1

@@ -22,6 +22,7 @@
 #include "common/bytes.h"
 #include "innodb/inventory.h"
 #include "innodb/page.h"
+#include "innodb/pagecomp.h"
 #include "platform/file.h"
 
 /* ---- the system tablespace, page by page */
@@ -171,8 +172,10 @@ typedef struct rec_view {
 	bool deleted;        /* delete-marked */
 } rec_view;
 
-/* Decode the record at origin of a REDUNDANT page of size ps. */
-static bool rec_decode(const uint8_t *page, uint32_t ps, uint32_t origin, rec_view *r)
+/* Decode the record at origin of a REDUNDANT page of size ps: its first 12
+ * fields at most (r->n is the record's field count). A field stored off the
+ * page is refused unless allow_extern. */
+static bool rec_decode_x(const uint8_t *page, uint32_t ps, uint32_t origin, bool allow_extern, rec_view *r)
 {
 	if (origin < PAGE_OLD_INFIMUM || origin >= ps - 8)
 		return false;
@@ -181,10 +184,10 @@ static bool rec_decode(const uint8_t *page, uint32_t ps, uint32_t origin, rec_vi
 	r->n = (be16_get(page + origin - 4) >> 1) & 0x3FF;
 	bool short_offs = page[origin - 3] & 1;
 	r->deleted = page[origin - 6] & REC_DELETED;
-	if (r->n == 0 || r->n > 12 || origin < REC_OLD_EXTRA + r->n * (short_offs ? 1 : 2))
+	if (r->n == 0 || origin < REC_OLD_EXTRA + r->n * (short_offs ? 1 : 2))
 		return false;
 	uint32_t prev = 0;
-	for (uint32_t i = 0; i < r->n; i++) {
+	for (uint32_t i = 0; i < r->n && i < 12; i++) {
 		uint32_t e;
 		bool null;
 		if (short_offs) {
@@ -193,7 +196,7 @@ static bool rec_decode(const uint8_t *page, uint32_t ps, uint32_t origin, rec_vi
 			null = b & 0x80;
 		} else {
 			uint32_t v = be16_get(page + origin - REC_OLD_EXTRA - 2 * i - 2);
-			if (v & 0x4000)
+			if ((v & 0x4000) && !allow_extern)
 				return false; /* stored off the page: never in the dictionary */
 			e = v & 0x3FFF;
 			null = v & 0x8000;
@@ -206,6 +209,11 @@ static bool rec_decode(const uint8_t *page, uint32_t ps, uint32_t origin, rec_vi
 		prev = e;
 	}
 	return true;
+}
+
+static bool rec_decode(const uint8_t *page, uint32_t ps, uint32_t origin, rec_view *r)
+{
+	return rec_decode_x(page, ps, origin, false, r) && r->n <= 12;
 }
 
 static uint32_t rec_len(const rec_view *r, uint32_t i)
@@ -797,7 +805,46 @@ static colref mref(const dict_mtable *m, uint32_t i)
 	return (colref){c->mtype, c->prtype, c->len, c->mbminlen, c->mbmaxlen, (int)i, c->name};
 }
 
-int dict_build(const dict_table *t, dict_mtable *out, xb_error *err)
+/* The clustered index's fields after DB_ROLL_PTR as the instant map orders
+ * them: every column not in the key exactly once, dropped ones between. */
+static int add_mapped(const dict_table *t, const dict_instant *inst, const dict_mtable *m, dict_mindex *x,
+		      bool *indexed, bool comp, xb_error *err)
+{
+	uint32_t n_user = m->n_cols - 3;
+	for (uint32_t i = 0; i < inst->n; i++) {
+		uint16_t e = inst->map[i];
+		colref c;
+		if (e & 0x8000) {
+			uint32_t fl = e & 0x3FFF;
+			if (fl > DICT_MAX_FIXED + 1)
+				return xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: instant ALTER metadata entry %u is 0x%x",
+						  t->name, i, e);
+			/* a dropped column: a binary string of its old fixed length or a variable one */
+			c = (colref){fl > 1 ? DICT_MTYPE_FIXBINARY : DICT_MTYPE_BINARY,
+				     ((e & 0x4000) ? DICT_PRTYPE_NOT_NULL : 0) | DICT_PRTYPE_BINARY_TYPE,
+				     fl > 1 ? fl - 1 : (fl ? 65535 : 255), 0, 0, -1, ""};
+			int rc = add_field(x, &c, 0, false, comp, err);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (e >= n_user || indexed[e])
+			return xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: instant ALTER metadata entry %u names column %u twice or "
+					  "past the %u columns", t->name, i, e, n_user);
+		indexed[e] = true;
+		c = mref(m, e);
+		int rc = add_field(x, &c, 0, false, comp, err);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t i = 0; i < n_user; i++)
+		if (!indexed[i])
+			return xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: instant ALTER metadata lacks column %s", t->name,
+					  m->col[i].name);
+	return 0;
+}
+
+int dict_build(const dict_table *t, const dict_instant *inst, dict_mtable *out, xb_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->def = t;
@@ -903,11 +950,15 @@ int dict_build(const dict_table *t, dict_mtable *out, xb_error *err)
 			c = mref(out, roll_ptr);
 			if (!rc)
 				rc = add_field(x, &c, 0, false, comp, err);
-			for (uint32_t i = 0; i < row_id && !rc; i++) {
-				if (indexed[i])
-					continue;
-				c = mref(out, i);
-				rc = add_field(x, &c, 0, false, comp, err);
+			if (inst && inst->n) {
+				rc = add_mapped(t, inst, out, x, indexed, comp, err);
+			} else {
+				for (uint32_t i = 0; i < row_id && !rc; i++) {
+					if (indexed[i])
+						continue;
+					c = mref(out, i);
+					rc = add_field(x, &c, 0, false, comp, err);
+				}
 			}
 		} else {
 			/* secondary: its fields, then what identifies the clustered record */
@@ -940,5 +991,206 @@ int dict_build(const dict_table *t, dict_mtable *out, xb_error *err)
 	free(indexed);
 	if (rc)
 		dict_mtable_free(out);
+	return rc;
+}
+
+/* ---- instant ALTER metadata (doc/export.md §3.3) */
+
+#define FIL_PAGE_TYPE_INSTANT 18u
+#define FIL_PAGE_TYPE_BLOB_T 10u
+#define PAGE_NEW_INFIMUM 99u
+#define PAGE_NEW_SUPREMUM 112u
+#define REC_MIN_DELETED 0x30u /* info bits of a metadata record with its map off the page */
+
+void dict_instant_free(dict_instant *i)
+{
+	free(i->map);
+	memset(i, 0, sizeof *i);
+}
+
+/* The first record after the infimum of page p (size ps), 0 when none. */
+static uint32_t first_rec(const uint8_t *p, uint32_t ps, bool comp)
+{
+	if (!comp) {
+		uint32_t r = be16_get(p + PAGE_OLD_INFIMUM - 2);
+		return r == PAGE_OLD_SUPREMUM || r < PAGE_OLD_SUPREMUM || r >= ps ? 0 : r;
+	}
+	uint32_t r = (PAGE_NEW_INFIMUM + (uint32_t)(int16_t)be16_get(p + PAGE_NEW_INFIMUM - 2)) & (ps - 1);
+	return r == PAGE_NEW_SUPREMUM || r < PAGE_NEW_SUPREMUM ? 0 : r;
+}
+
+int dict_instant_read(const dict_table *t, uint32_t page_size, dict_page_fn read, void *ctx, dict_instant *out,
+		      xb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	dict_mtable m;
+	int rc = dict_build(t, NULL, &m, err);
+	if (rc)
+		return rc;
+	const uint32_t n_uniq = m.index[0].n_uniq, key_len = m.index[0].trx_id_offset;
+	dict_mtable_free(&m);
+	bool comp = t->flags & DICT_TF_COMPACT;
+	uint32_t ps = page_size, page_no = t->index[0].page;
+	uint8_t *p = malloc(ps), *blob = NULL;
+	if (!p)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	rc = read(ctx, page_no, p, err);
+	if (rc || be16_get(p + FIL_PAGE_TYPE) != FIL_PAGE_TYPE_INSTANT)
+		goto done;
+	/* down the leftmost node pointers */
+	for (uint32_t depth = 0; be16_get(p + PAGE_HEADER + PAGE_LEVEL) > 0; depth++) {
+		uint32_t r = first_rec(p, ps, comp);
+		uint32_t child = UINT32_MAX;
+		rec_view v;
+		if (r && !comp && rec_decode(p, ps, r, &v) && rec_len(&v, v.n - 1) == 4)
+			child = be32_get(rec_field(&v, v.n - 1));
+		else if (r && comp && key_len && r + key_len + 4 <= ps)
+			child = be32_get(p + r + key_len);
+		else if (r && comp) {
+			rc = xb_err_set(err, XB_E_USAGE,
+					"table %s: reading instant ALTER metadata under a variable-length primary key is not supported",
+					t->name);
+			goto done;
+		}
+		if (child == UINT32_MAX || depth > 30) {
+			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u has no valid node pointer", t->name, page_no);
+			goto done;
+		}
+		page_no = child;
+		if ((rc = read(ctx, page_no, p, err)))
+			goto done;
+	}
+	uint32_t r = first_rec(p, ps, comp);
+	if (!r || r < 8)
+		goto done;
+	uint8_t info = comp ? p[r - 5] : p[r - 6];
+	if ((info & REC_MIN_DELETED) != REC_MIN_DELETED)
+		goto done; /* instant ADD at the end only: the plain order */
+	uint32_t ref;
+	if (comp) {
+		if (!key_len) {
+			rc = xb_err_set(err, XB_E_USAGE,
+					"table %s: reading instant ALTER metadata under a variable-length primary key is not supported",
+					t->name);
+			goto done;
+		}
+		ref = r + key_len + 13;
+	} else {
+		rec_view v;
+		if (!rec_decode_x(p, ps, r, true, &v) || n_uniq + 2 >= 12 || v.n <= n_uniq + 2 ||
+		    rec_len(&v, n_uniq + 2) != 20) {
+			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u: the instant ALTER metadata record is damaged",
+					t->name, page_no);
+			goto done;
+		}
+		ref = r + v.start[n_uniq + 2];
+	}
+	if (ref + 20 > ps - 8) {
+		rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u: the instant ALTER metadata record is damaged",
+				t->name, page_no);
+		goto done;
+	}
+	uint32_t bpage = be32_get(p + ref + 4), boff = be32_get(p + ref + 8), blen = be32_get(p + ref + 16);
+	if (blen < 4 || blen > 4 + 2 * 4096 || boff < FIL_PAGE_DATA || boff > ps - 16) {
+		rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u: bad reference to the instant ALTER metadata",
+				t->name, page_no);
+		goto done;
+	}
+	blob = malloc(blen);
+	if (!blob) {
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		goto done;
+	}
+	uint32_t got = 0;
+	for (uint32_t hops = 0; got < blen; hops++) {
+		if (bpage == FIL_NULL_PAGE || hops > 16) {
+			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: the instant ALTER metadata value is cut short at %u of %u bytes",
+					t->name, got, blen);
+			goto done;
+		}
+		if ((rc = read(ctx, bpage, p, err)))
+			goto done;
+		uint32_t part = be32_get(p + boff), next = be32_get(p + boff + 4);
+		if (be16_get(p + FIL_PAGE_TYPE) != FIL_PAGE_TYPE_BLOB_T || part > ps - boff - 8 - 8 || part > blen - got) {
+			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u is not the instant ALTER metadata it should be",
+					t->name, bpage);
+			goto done;
+		}
+		memcpy(blob + got, p + boff + 8, part);
+		got += part;
+		bpage = next;
+		boff = FIL_PAGE_DATA;
+	}
+	uint32_t n = be32_get(blob);
+	if (4 + 2 * (uint64_t)n > blen || n == 0) {
+		rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: the instant ALTER metadata counts %u fields in %u bytes",
+				t->name, n, blen);
+		goto done;
+	}
+	out->map = malloc(n * sizeof *out->map);
+	if (!out->map) {
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		goto done;
+	}
+	out->n = n;
+	for (uint32_t i = 0; i < n; i++)
+		out->map[i] = (uint16_t)be16_get(blob + 4 + 2 * i);
+done:
+	free(p);
+	free(blob);
+	if (rc)
+		dict_instant_free(out);
+	return rc;
+}
+
+/* A tablespace file open for dict_instant_read_file(). */
+typedef struct ibd_reader {
+	int fd;                 /* the file */
+	const char *path;       /* its path */
+	innodb_space_info si;   /* its page 0 */
+	uint8_t *stored;        /* one physical page */
+} ibd_reader;
+
+static int ibd_read(void *ctx, uint32_t page_no, uint8_t *page, xb_error *err)
+{
+	ibd_reader *r = ctx;
+	uint32_t ps = r->si.physical_size;
+	ssize_t got = xb_file_pread_all(r->fd, r->stored, ps, (off_t)page_no * ps);
+	if (got != (ssize_t)ps)
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: page %u is beyond the end of the file", r->path, page_no);
+	char why[128] = "";
+	if (!innodb_page_is_valid(r->stored, &r->si, page_no, true, why, sizeof why))
+		return xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: page %u is damaged: %s", r->path, page_no, why);
+	if (r->si.page_compressed && pagecomp_is_compressed(r->stored, &r->si)) {
+		int rc = pagecomp_decompress(r->stored, page, &r->si, page_no, err);
+		if (rc)
+			xb_err_prefix(err, "%s", r->path);
+		return rc;
+	}
+	memcpy(page, r->stored, ps);
+	return 0;
+}
+
+int dict_instant_read_file(const dict_table *t, const char *path, dict_instant *out, xb_error *err)
+{
+	memset(out, 0, sizeof *out);
+	ibd_reader r = {.path = path};
+	r.fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
+	if (r.fd < 0)
+		return xb_err_set(err, errno == ENOENT ? XB_E_MISSING_FILE : XB_E_IO_READ, "cannot open %s: %s", path,
+				  strerror(errno));
+	int rc = 0;
+	r.stored = malloc(INNODB_PAGE_SIZE_MAX);
+	ssize_t got = r.stored ? xb_file_pread_all(r.fd, r.stored, INNODB_PAGE_SIZE_MAX, 0) : -1;
+	if (got <= 0)
+		rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s", path);
+	else if ((rc = innodb_page0_parse(r.stored, (size_t)got, &r.si, err)))
+		xb_err_prefix(err, "%s", path);
+	else if (r.si.zip)
+		; /* ROW_FORMAT=COMPRESSED tables never have instant ALTER metadata */
+	else
+		rc = dict_instant_read(t, r.si.logical_size, ibd_read, &r, out, err);
+	free(r.stored);
+	close(r.fd);
 	return rc;
 }

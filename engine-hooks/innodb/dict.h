@@ -123,6 +123,40 @@ const dict_table *dict_find(const dict *d, const char *name);
 /* The non-virtual column whose name is name, its index (0-based), -1 when none. */
 int dict_col_index(const dict_table *t, const char *name);
 
+/* ---- instant ALTER metadata (doc/export.md §3.3)
+ *
+ * After an instant DROP COLUMN or a reordering ADD COLUMN the clustered index
+ * keeps its old field order: the order, and the dropped columns, are in a
+ * metadata record (the first record of the leftmost leaf, marked minimum and
+ * deleted) whose off-page value maps every field after DB_ROLL_PTR to a
+ * column or a dropped one. The root page of such an index has type 18. */
+
+/* One entry of the map: bit 15 dropped (bit 14 NOT NULL, low bits 0
+ * variable length up to 255 bytes, 1 longer, else fixed length + 1), else
+ * the column's position among the table's non-virtual columns. */
+typedef struct dict_instant {
+	uint16_t *map;   /* the fields after DB_ROLL_PTR, in index order */
+	uint32_t n;      /* how many; 0: the index has the plain column order */
+} dict_instant;
+
+/* Read one logical page (page_size bytes) of a table's tablespace. */
+typedef int (*dict_page_fn)(void *ctx, uint32_t page_no, uint8_t *page, xb_error *err);
+
+/* Read t's instant ALTER metadata through read: out->n == 0 when the
+ * clustered index has none or only instant ADD COLUMN at the end (its column
+ * order is the plain one). Errors: XB_E_CORRUPT_PAGE naming the page for a
+ * metadata record or value that is not sound; XB_E_USAGE for a metadata
+ * record this module cannot locate (ROW_FORMAT other than REDUNDANT with a
+ * variable-length primary key). */
+int dict_instant_read(const dict_table *t, uint32_t page_size, dict_page_fn read, void *ctx, dict_instant *out,
+		      xb_error *err);
+
+/* The same from the tablespace file path (its pages checked, page_compressed
+ * ones decompressed). */
+int dict_instant_read_file(const dict_table *t, const char *path, dict_instant *out, xb_error *err);
+
+void dict_instant_free(dict_instant *i);
+
 /* ---- the server's in-memory form of a table (what a .cfg describes) */
 
 /* A column as the server's cache holds it: the user's non-virtual columns,
@@ -169,11 +203,13 @@ typedef struct dict_mtable {
 } dict_mtable;
 
 /* Build t's in-memory form as the server does when it opens the table
- * (doc/export.md §3). XB_E_CORRUPT_PAGE when the definition is inconsistent
- * (a field naming no column, no clustered index first), naming the table;
+ * (doc/export.md §3); inst (NULL or empty: none) orders the clustered index's
+ * fields after DB_ROLL_PTR and adds its dropped ones. XB_E_CORRUPT_PAGE when
+ * the definition is inconsistent (a field naming no column, no clustered
+ * index first, a map that does not cover the columns), naming the table;
  * XB_E_USAGE for what this module does not build: an unknown character set,
  * FULLTEXT or SPATIAL indexes. */
-int dict_build(const dict_table *t, dict_mtable *out, xb_error *err);
+int dict_build(const dict_table *t, const dict_instant *inst, dict_mtable *out, xb_error *err);
 
 void dict_mtable_free(dict_mtable *m);
 
