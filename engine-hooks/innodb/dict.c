@@ -1,8 +1,9 @@
 /*
  * dict.c - reading the InnoDB data dictionary of a backup (see dict.h).
  *
- * The system tablespace is read through the inventory's list of its files
- * (inv_scan_backup), page by page with a check of each page. The four
+ * The system tablespace is read through the recovery's map of the backup's
+ * tablespaces (spaces_scan, which takes its files from the inventory), page
+ * by page with a check of each page. The four
  * dictionary B-trees are walked from the roots the dictionary header names:
  * down the leftmost node pointers to the leaf level, then along the leaf
  * pages' next links, a bitmap of visited pages catching a loop. Every leaf
@@ -20,9 +21,9 @@
 #include <unistd.h>
 
 #include "common/bytes.h"
-#include "innodb/inventory.h"
 #include "innodb/page.h"
 #include "innodb/pagecomp.h"
+#include "innodb/spaces.h"
 #include "platform/file.h"
 
 /* ---- the system tablespace, page by page */
@@ -40,22 +41,17 @@
 #define REC_OLD_EXTRA 6u         /* bytes of a REDUNDANT record header */
 #define REC_DELETED 0x20u        /* info bit: delete-marked */
 
-/* One file of the system tablespace. */
-typedef struct sys_file {
-	int fd;              /* open for reading */
-	char *path;          /* its path */
-	uint64_t first_page; /* number of its first page */
-	uint64_t n_pages;    /* whole pages it holds */
-} sys_file;
-
-/* The system tablespace opened for reading. */
+/* The system tablespace opened for reading, through the recovery's map of a
+ * backup's tablespaces (spaces.h: its files in innodb_data_file_path order,
+ * page numbers across them). */
 typedef struct sys_space {
-	sys_file *f;              /* its files in order */
-	int n;                    /* how many */
-	innodb_space_info si;     /* page 0 of the first */
+	spaces sp;                /* the backup's tablespaces */
+	space_file *f;            /* space 0 */
+	innodb_space_info si;     /* its page 0 */
 	uint8_t *buf;             /* one page */
 	uint8_t *seen;            /* bitmap of the pages visited by the current walk */
-	uint64_t total;           /* pages in all files */
+	uint64_t total;           /* pages in all its files */
+	const char *path;         /* its first file, for messages */
 } sys_space;
 
 /* Add hint to the error just set; returns its code (also when err is NULL). */
@@ -67,12 +63,7 @@ static int with_hint(int rc, xb_error *err, const char *hint)
 
 static void sys_close(sys_space *s)
 {
-	for (int i = 0; i < s->n; i++) {
-		if (s->f[i].fd >= 0)
-			close(s->f[i].fd);
-		free(s->f[i].path);
-	}
-	free(s->f);
+	spaces_free(&s->sp);
 	free(s->buf);
 	free(s->seen);
 	memset(s, 0, sizeof *s);
@@ -81,49 +72,20 @@ static void sys_close(sys_space *s)
 static int sys_open(sys_space *s, const char *dir, const char *data_file_path, xb_error *err)
 {
 	memset(s, 0, sizeof *s);
-	inventory inv;
-	memset(&inv, 0, sizeof inv);
-	int rc = inv_scan_backup(dir, data_file_path, &inv, err);
-	if (rc)
+	int rc = spaces_scan(&s->sp, dir, data_file_path, err);
+	if (rc) {
+		spaces_free(&s->sp); /* what the scan built before it failed */
 		return rc;
-	const inv_file *first = inv_system_first(&inv);
-	if (!first) {
-		inv_free(&inv);
-		return with_hint(xb_err_set(err, XB_E_MISSING_FILE, "%s holds no system tablespace (ibdata1)", dir), err,
-				 "the dictionary is read from a backup's system tablespace");
 	}
-	if (!first->identified) {
-		inv_free(&inv);
-		return xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: page 0 of the system tablespace is not valid", first->path);
-	}
-	s->si = first->info;
-	uint32_t ps = s->si.physical_size;
-	for (size_t i = 0; i < inv.n; i++) {
-		const inv_file *f = &inv.v[i];
-		if (f->kind != INV_SYSTEM)
-			continue;
-		sys_file *nf = realloc(s->f, (size_t)(s->n + 1) * sizeof *nf);
-		if (!nf) {
-			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
-			break;
-		}
-		s->f = nf;
-		sys_file *sf = &s->f[s->n++];
-		sf->path = strdup(f->path);
-		sf->first_page = f->first_page;
-		sf->fd = xb_file_open(XB_FILE_CWD, f->path, XB_FILE_READ, 0, NULL);
-		if (sf->fd < 0 || !sf->path) {
-			rc = xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", f->path, strerror(errno));
-			break;
-		}
-		off_t end = lseek(sf->fd, 0, SEEK_END);
-		sf->n_pages = end > 0 ? (uint64_t)end / ps : 0;
-		if (sf->first_page + sf->n_pages > s->total)
-			s->total = sf->first_page + sf->n_pages;
-	}
-	inv_free(&inv);
-	if (!rc) {
-		s->buf = malloc(s->si.logical_size > ps ? s->si.logical_size : ps);
+	s->f = spaces_find(&s->sp, 0);
+	if (!s->f) {
+		rc = with_hint(xb_err_set(err, XB_E_MISSING_FILE, "%s holds no system tablespace with a valid page 0", dir),
+			       err, "the dictionary is read from a prepared backup's system tablespace (ibdata1)");
+	} else {
+		s->si = s->f->info;
+		s->total = spaces_size_pages(s->f);
+		s->path = spaces_path_of(s->f, 0);
+		s->buf = malloc(s->si.logical_size > s->si.physical_size ? s->si.logical_size : s->si.physical_size);
 		s->seen = calloc(s->total / 8 + 1, 1);
 		if (!s->buf || !s->seen)
 			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
@@ -137,24 +99,26 @@ static int sys_open(sys_space *s, const char *dir, const char *data_file_path, x
 static int sys_read(sys_space *s, uint32_t page_no, xb_error *err)
 {
 	uint32_t ps = s->si.physical_size;
-	const sys_file *f = NULL;
-	for (int i = 0; i < s->n; i++)
-		if (page_no >= s->f[i].first_page && page_no < s->f[i].first_page + s->f[i].n_pages)
-			f = &s->f[i];
-	if (!f)
+	if (page_no >= s->total)
 		return with_hint(xb_err_set(err, XB_E_CORRUPT_PAGE,
 					    "%s: page %u of the system tablespace is beyond the end of its files (%llu pages)",
-					    s->f[s->n - 1].path, page_no, (unsigned long long)s->total),
+					    s->path, page_no, (unsigned long long)s->total),
 				 err, "the system tablespace is truncated, or the dictionary points outside it");
-	off_t off = (off_t)(page_no - f->first_page) * ps;
-	ssize_t got = xb_file_pread_all(f->fd, s->buf, ps, off);
+	int fd;
+	off_t off;
+	uint64_t run;
+	int rc = spaces_locate(s->f, page_no, &fd, &off, &run, err);
+	if (rc)
+		return rc;
+	const char *path = spaces_path_of(s->f, page_no);
+	ssize_t got = xb_file_pread_all(fd, s->buf, ps, off);
 	if (got != (ssize_t)ps)
-		return xb_err_set(err, XB_E_IO_READ, "%s: cannot read page %u: %s", f->path, page_no,
+		return xb_err_set(err, XB_E_IO_READ, "%s: cannot read page %u: %s", path, page_no,
 				  got < 0 ? strerror(errno) : "short read");
 	char why[128] = "";
 	if (!innodb_page_is_valid(s->buf, &s->si, page_no, true, why, sizeof why))
-		return with_hint(xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: dictionary page %u is damaged: %s", f->path,
-					    page_no, why),
+		return with_hint(xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: dictionary page %u is damaged: %s", path, page_no,
+					    why),
 				 err, "the backup's system tablespace is damaged: take a new backup");
 	return 0;
 }
@@ -243,10 +207,10 @@ static int step(sys_space *s, const char *what, uint32_t page_no, xb_error *err)
 	if (page_no >= s->total)
 		return with_hint(xb_err_set(err, XB_E_CORRUPT_PAGE,
 					    "%s: the %s B-tree points to page %u, beyond the end of the system tablespace (%llu pages)",
-					    s->f[0].path, what, page_no, (unsigned long long)s->total),
+					    s->path, what, page_no, (unsigned long long)s->total),
 				 err, "the system tablespace is truncated, or the dictionary is damaged");
 	if (seen_test_set(s, page_no))
-		return with_hint(xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: the %s B-tree loops back to page %u", s->f[0].path,
+		return with_hint(xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: the %s B-tree loops back to page %u", s->path,
 					    what, page_no),
 				 err, "the backup's system tablespace is damaged: take a new backup");
 	return 0;
@@ -255,7 +219,7 @@ static int step(sys_space *s, const char *what, uint32_t page_no, xb_error *err)
 static int walk(sys_space *s, const char *what, uint32_t root, uint64_t index_id, uint32_t n_min, uint32_t n_max,
 		rec_fn fn, void *ctx, xb_error *err)
 {
-	const char *path = s->f[0].path;
+	const char *path = s->path;
 	uint32_t ps = s->si.physical_size;
 	memset(s->seen, 0, s->total / 8 + 1);
 	uint32_t page_no = root, level = UINT32_MAX;
@@ -587,7 +551,7 @@ int dict_read(const char *dir, const char *data_file_path, dict *out, xb_error *
 	reader rd;
 	memset(&rd, 0, sizeof rd);
 	rd.d = out;
-	rd.path = s.f[0].path;
+	rd.path = s.path;
 	out->page_size = s.si.logical_size;
 	if (s.si.zip || s.si.page_compressed)
 		rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "%s: the system tablespace has flags 0x%x no server gives it",

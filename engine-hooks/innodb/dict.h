@@ -107,8 +107,9 @@ typedef struct dict {
 } dict;
 
 /* Read the dictionary of the backup in dir whose system tablespace is
- * data_file_path (NULL or "": the default "ibdata1..."), through the
- * inventory's reading of it. Errors: XB_E_MISSING_FILE / XB_E_IO_READ for
+ * data_file_path (NULL or "": the default "ibdata1..."), its files found and
+ * numbered as the recovery does (spaces.h, which opens them read-write:
+ * nothing is written). Errors: XB_E_MISSING_FILE / XB_E_IO_READ for
  * the files, XB_E_CORRUPT_PAGE naming the file and the page for a damaged
  * page, a page beyond the end of the files, a B-tree that loops or is not
  * what the dictionary header says, XB_E_CORRUPT_PAGE for a record that
