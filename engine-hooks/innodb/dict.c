@@ -983,6 +983,97 @@ static uint32_t first_rec(const uint8_t *p, uint32_t ps, bool comp)
 	return r == PAGE_NEW_SUPREMUM || r < PAGE_NEW_SUPREMUM ? 0 : r;
 }
 
+/* The bytes of the clustered index key of the COMPACT record at r whose
+ * length bytes start at lens (and go down): false when they do not fit. */
+static bool key_len_comp(const uint8_t *p, uint32_t ps, uint32_t r, uint32_t lens, const dict_mtable *m,
+			 uint32_t n_uniq, uint32_t *out)
+{
+	uint32_t sum = 0;
+	for (uint32_t i = 0; i < n_uniq; i++) {
+		const dict_mfield *f = &m->index[0].field[i];
+		if (f->fixed_len) {
+			sum += f->fixed_len;
+			continue;
+		}
+		if (lens < PAGE_NEW_SUPREMUM || lens >= r)
+			return false;
+		uint32_t len = p[lens--];
+		const dict_mcol *c = &m->col[f->col];
+		bool big = c->len > 255 || c->mtype == DICT_MTYPE_BLOB || c->mtype == DICT_MTYPE_GEOMETRY;
+		if (big && (len & 0x80)) {
+			if ((len & 0x40) || lens < PAGE_NEW_SUPREMUM)
+				return false;
+			len = ((len & 0x3F) << 8) | p[lens--];
+		}
+		sum += len;
+	}
+	*out = sum;
+	return r + sum < ps;
+}
+
+/* Whether page_no (read into q) is the leftmost page of level lvl of the index. */
+static bool leftmost_at(dict_page_fn read, void *ctx, uint32_t page_no, uint8_t *q, uint64_t index_id, uint32_t lvl)
+{
+	xb_error ignored;
+	if (read(ctx, page_no, q, &ignored))
+		return false;
+	uint32_t type = be16_get(q + FIL_PAGE_TYPE);
+	return (type == FIL_PAGE_INDEX || type == FIL_PAGE_TYPE_INSTANT) &&
+	       be64_get(q + PAGE_HEADER + PAGE_INDEX_ID) == index_id && be16_get(q + PAGE_HEADER + PAGE_LEVEL) == lvl &&
+	       be32_get(q + 8) == FIL_NULL_PAGE;
+}
+
+/* Read the field map the 20-byte reference at ref of page p points to, and
+ * check it against the table: 0 and *out when sound; 1 when not. n_expect:
+ * the entries the record says there are (0: not known), null_bytes: the null
+ * flag bytes it has (UINT32_MAX: not known). */
+static int read_map(dict_page_fn read, void *ctx, const uint8_t *ref, uint32_t ps, const dict_table *t,
+		    const dict_mtable *m, uint32_t n_uniq, uint32_t n_expect, uint32_t null_bytes, uint8_t *q,
+		    dict_instant *out, xb_error *last)
+{
+	uint32_t bpage = be32_get(ref + 4), boff = be32_get(ref + 8), blen = be32_get(ref + 16);
+	if (be32_get(ref) != t->space || boff != FIL_PAGE_DATA || blen < 6 || blen > 4 + 2 * 1024 || be32_get(ref + 12))
+		return 1;
+	uint8_t blob[4 + 2 * 1024];
+	uint32_t got = 0;
+	for (uint32_t hops = 0; got < blen; hops++) {
+		if (bpage == FIL_NULL_PAGE || hops > 8 || read(ctx, bpage, q, last))
+			return 1;
+		uint32_t part = be32_get(q + boff), next = be32_get(q + boff + 4);
+		if (be16_get(q + FIL_PAGE_TYPE) != FIL_PAGE_TYPE_BLOB_T || part > ps - boff - 16 || part > blen - got)
+			return 1;
+		memcpy(blob + got, q + boff + 8, part);
+		got += part;
+		bpage = next;
+		boff = FIL_PAGE_DATA;
+	}
+	uint32_t n = be32_get(blob);
+	if (n == 0 || 4 + 2 * (uint64_t)n > blen || (n_expect && n != n_expect))
+		return 1;
+	uint32_t n_null = 0;
+	for (uint32_t i = 0; i < n_uniq; i++)
+		if (!(m->col[m->index[0].field[i].col].prtype & DICT_PRTYPE_NOT_NULL))
+			n_null++;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t e = be16_get(blob + 4 + 2 * i);
+		if (e & 0x8000)
+			n_null += !(e & 0x4000);
+		else if (e >= m->n_cols - 3)
+			return 1;
+		else
+			n_null += !(m->col[e].prtype & DICT_PRTYPE_NOT_NULL);
+	}
+	if (null_bytes != UINT32_MAX && null_bytes != (n_null + 7) / 8)
+		return 1;
+	out->map = malloc(n * sizeof *out->map);
+	if (!out->map)
+		return 1;
+	out->n = n;
+	for (uint32_t i = 0; i < n; i++)
+		out->map[i] = (uint16_t)be16_get(blob + 4 + 2 * i);
+	return 0;
+}
+
 int dict_instant_read(const dict_table *t, uint32_t page_size, dict_page_fn read, void *ctx, dict_instant *out,
 		      xb_error *err)
 {
@@ -991,38 +1082,49 @@ int dict_instant_read(const dict_table *t, uint32_t page_size, dict_page_fn read
 	int rc = dict_build(t, NULL, &m, err);
 	if (rc)
 		return rc;
-	const uint32_t n_uniq = m.index[0].n_uniq, key_len = m.index[0].trx_id_offset;
-	dict_mtable_free(&m);
+	const uint32_t n_uniq = m.index[0].n_uniq;
+	const uint64_t index_id = t->index[0].id;
 	bool comp = t->flags & DICT_TF_COMPACT;
 	uint32_t ps = page_size, page_no = t->index[0].page;
-	uint8_t *p = malloc(ps), *blob = NULL;
-	if (!p)
-		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	uint8_t *p = malloc(ps), *q = malloc(ps);
+	if (!p || !q) {
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		goto done;
+	}
 	rc = read(ctx, page_no, p, err);
 	if (rc || be16_get(p + FIL_PAGE_TYPE) != FIL_PAGE_TYPE_INSTANT)
 		goto done;
+	/* the fields a record had when the table was made: node pointers'
+	 * null flags are sized by them */
+	const uint32_t n_core = be16_get(p + PAGE_HEADER + 12) >> 3;
 	/* down the leftmost node pointers */
 	for (uint32_t depth = 0; be16_get(p + PAGE_HEADER + PAGE_LEVEL) > 0; depth++) {
-		uint32_t r = first_rec(p, ps, comp);
-		uint32_t child = UINT32_MAX;
+		uint32_t lvl = be16_get(p + PAGE_HEADER + PAGE_LEVEL), r = first_rec(p, ps, comp), child = UINT32_MAX;
 		rec_view v;
-		if (r && !comp && rec_decode(p, ps, r, &v) && rec_len(&v, v.n - 1) == 4)
+		if (r && !comp && rec_decode(p, ps, r, &v) && rec_len(&v, v.n - 1) == 4) {
 			child = be32_get(rec_field(&v, v.n - 1));
-		else if (r && comp && key_len && r + key_len + 4 <= ps)
-			child = be32_get(p + r + key_len);
-		else if (r && comp) {
-			rc = xb_err_set(err, XB_E_USAGE,
-					"table %s: reading instant ALTER metadata under a variable-length primary key is not supported",
-					t->name);
-			goto done;
+			if (!leftmost_at(read, ctx, child, q, index_id, lvl - 1))
+				child = UINT32_MAX;
+		}
+		/* COMPACT: the null flags (none set: the key is NOT NULL) take
+		 * as many bytes as the first n_core fields have nullable ones,
+		 * which only the field map says; try each size and keep the
+		 * child that is the leftmost page of the level below */
+		for (uint32_t b = 0; r && comp && child == UINT32_MAX && b <= (n_core + 7) / 8; b++) {
+			uint32_t kl;
+			if (r < 6 + b || !key_len_comp(p, ps, r, r - 6 - b, &m, n_uniq, &kl) || r + kl + 4 > ps)
+				continue;
+			uint32_t c = be32_get(p + r + kl);
+			if (leftmost_at(read, ctx, c, q, index_id, lvl - 1))
+				child = c;
 		}
 		if (child == UINT32_MAX || depth > 30) {
-			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u has no valid node pointer", t->name, page_no);
+			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u has no valid node pointer to its leftmost child",
+					t->name, page_no);
 			goto done;
 		}
 		page_no = child;
-		if ((rc = read(ctx, page_no, p, err)))
-			goto done;
+		memcpy(p, q, ps);
 	}
 	uint32_t r = first_rec(p, ps, comp);
 	if (!r || r < 8)
@@ -1030,78 +1132,43 @@ int dict_instant_read(const dict_table *t, uint32_t page_size, dict_page_fn read
 	uint8_t info = comp ? p[r - 5] : p[r - 6];
 	if ((info & REC_MIN_DELETED) != REC_MIN_DELETED)
 		goto done; /* instant ADD at the end only: the plain order */
-	uint32_t ref;
-	if (comp) {
-		if (!key_len) {
-			rc = xb_err_set(err, XB_E_USAGE,
-					"table %s: reading instant ALTER metadata under a variable-length primary key is not supported",
-					t->name);
-			goto done;
-		}
-		ref = r + key_len + 13;
-	} else {
+	int found = 1;
+	xb_error last; /* a page of the map that could not be read */
+	xb_err_clear(&last);
+	if (!comp) {
 		rec_view v;
-		if (!rec_decode_x(p, ps, r, true, &v) || n_uniq + 2 >= 12 || v.n <= n_uniq + 2 ||
-		    rec_len(&v, n_uniq + 2) != 20) {
-			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u: the instant ALTER metadata record is damaged",
-					t->name, page_no);
-			goto done;
+		if (rec_decode_x(p, ps, r, true, &v) && n_uniq + 2 < 12 && v.n > n_uniq + 2 && rec_len(&v, n_uniq + 2) == 20)
+			found = read_map(read, ctx, p + r + v.start[n_uniq + 2], ps, t, &m, n_uniq, v.n - n_uniq - 3,
+					 UINT32_MAX, q, out, &last);
+	} else if ((p[r - 3] & 7) == 4) {
+		/* after the 5 header bytes, the count of fields added (1 or 2
+		 * bytes), the null flags, then the key's length bytes; the
+		 * record holds n_core + 1 + added fields, the reference to the
+		 * map among them */
+		uint32_t hdr = r - 6, n_add = p[hdr];
+		if (n_add >= 0x80)
+			n_add = (n_add & 0x7F) | (uint32_t)p[--hdr] << 7;
+		uint32_t n_map = n_core + n_add >= n_uniq + 2 ? n_core + n_add - n_uniq - 2 : 0;
+		for (uint32_t b = 0; found && n_map && b <= (n_core + n_add + 7) / 8 && hdr > b + 1; b++) {
+			uint32_t kl;
+			if (!key_len_comp(p, ps, r, hdr - 1 - b, &m, n_uniq, &kl) || r + kl + 13 + 20 > ps - 8)
+				continue;
+			found = read_map(read, ctx, p + r + kl + 13, ps, t, &m, n_uniq, n_map, b, q, out, &last);
 		}
-		ref = r + v.start[n_uniq + 2];
 	}
-	if (ref + 20 > ps - 8) {
+	if (found && last.code) {
+		rc = last.code;
+		if (err)
+			*err = last;
+		xb_err_prefix(err, "table %s: instant ALTER metadata", t->name);
+	} else if (found) {
 		rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u: the instant ALTER metadata record is damaged",
 				t->name, page_no);
-		goto done;
 	}
-	uint32_t bpage = be32_get(p + ref + 4), boff = be32_get(p + ref + 8), blen = be32_get(p + ref + 16);
-	if (blen < 4 || blen > 4 + 2 * 4096 || boff < FIL_PAGE_DATA || boff > ps - 16) {
-		rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u: bad reference to the instant ALTER metadata",
-				t->name, page_no);
-		goto done;
-	}
-	blob = malloc(blen);
-	if (!blob) {
-		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
-		goto done;
-	}
-	uint32_t got = 0;
-	for (uint32_t hops = 0; got < blen; hops++) {
-		if (bpage == FIL_NULL_PAGE || hops > 16) {
-			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: the instant ALTER metadata value is cut short at %u of %u bytes",
-					t->name, got, blen);
-			goto done;
-		}
-		if ((rc = read(ctx, bpage, p, err)))
-			goto done;
-		uint32_t part = be32_get(p + boff), next = be32_get(p + boff + 4);
-		if (be16_get(p + FIL_PAGE_TYPE) != FIL_PAGE_TYPE_BLOB_T || part > ps - boff - 8 - 8 || part > blen - got) {
-			rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: page %u is not the instant ALTER metadata it should be",
-					t->name, bpage);
-			goto done;
-		}
-		memcpy(blob + got, p + boff + 8, part);
-		got += part;
-		bpage = next;
-		boff = FIL_PAGE_DATA;
-	}
-	uint32_t n = be32_get(blob);
-	if (4 + 2 * (uint64_t)n > blen || n == 0) {
-		rc = xb_err_set(err, XB_E_CORRUPT_PAGE, "table %s: the instant ALTER metadata counts %u fields in %u bytes",
-				t->name, n, blen);
-		goto done;
-	}
-	out->map = malloc(n * sizeof *out->map);
-	if (!out->map) {
-		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
-		goto done;
-	}
-	out->n = n;
-	for (uint32_t i = 0; i < n; i++)
-		out->map[i] = (uint16_t)be16_get(blob + 4 + 2 * i);
 done:
+	dict_mtable_free(&m);
 	free(p);
-	free(blob);
+	free(q);
 	if (rc)
 		dict_instant_free(out);
 	return rc;

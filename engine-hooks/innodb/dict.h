@@ -145,10 +145,9 @@ typedef int (*dict_page_fn)(void *ctx, uint32_t page_no, uint8_t *page, xb_error
 
 /* Read t's instant ALTER metadata through read: out->n == 0 when the
  * clustered index has none or only instant ADD COLUMN at the end (its column
- * order is the plain one). Errors: XB_E_CORRUPT_PAGE naming the page for a
- * metadata record or value that is not sound; XB_E_USAGE for a metadata
- * record this module cannot locate (ROW_FORMAT other than REDUNDANT with a
- * variable-length primary key). */
+ * order is the plain one). Errors: XB_E_CORRUPT_PAGE naming the table and
+ * the page for a metadata record, node pointer or map that is not sound (a
+ * page of the map that cannot be read: read's error, prefixed). */
 int dict_instant_read(const dict_table *t, uint32_t page_size, dict_page_fn read, void *ctx, dict_instant *out,
 		      xb_error *err);
 

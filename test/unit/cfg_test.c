@@ -26,7 +26,8 @@
 #include "innodb/page.h"
 
 static const char *const tables[] = {"t_types", "t_cpk", "t_nopk", "t_red", "t_compact", "t_zip", "t_pc",
-				     "t_part#P#p0", "t_part#P#p1", "t_add", "t_drop", "t_virt", NULL};
+				     "t_part#P#p0", "t_part#P#p1", "t_add", "t_drop", "t_virt", "t_drop_vpk",
+				     "t_drop_red", NULL};
 
 static void test_server_files_round_trip(void)
 {
@@ -85,6 +86,8 @@ static int make_ours(const dict *d, const char *table, cfg *out, xb_error *err)
 		rc = cfg_from_table(t, &inst, d->page_size, &si, "writer", autoinc, out, err);
 	if (!rc && strcmp(table, "t_drop") == 0)
 		CU_ASSERT_EQUAL(inst.n, 3); /* a, the dropped gone, z */
+	if (!rc && (strcmp(table, "t_drop_vpk") == 0 || strcmp(table, "t_drop_red") == 0))
+		CU_ASSERT_EQUAL(inst.n, strcmp(table, "t_drop_red") == 0 ? 3 : 4);
 	if (!rc && strcmp(table, "t_add") == 0)
 		CU_ASSERT_EQUAL(inst.n, 0); /* added at the end: the plain order */
 	dict_instant_free(&inst);
@@ -233,6 +236,45 @@ static void test_file_round_trip(void)
 	exp_remove();
 }
 
+static void test_damaged_instant_metadata(void)
+{
+	/* t_drop: root page 3 holds the metadata record, page 4 its map */
+	static const char *const one[] = {"t_drop", NULL};
+	CU_ASSERT_FATAL(exp_make(0, one));
+	dict d;
+	xb_error err;
+	CU_ASSERT_EQUAL_FATAL(dict_read(exp_dir, NULL, &d, &err), 0);
+	const dict_table *t = dict_find(&d, "d/t_drop");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	size_t len;
+	uint8_t *p = exp_load("t_drop.pages", &len);
+	CU_ASSERT_FATAL(p && len >= 5 * 16384 && be16_get(p + 4 * 16384 + 24) == 10);
+	char ibd[PATH_MAX];
+	snprintf(ibd, sizeof ibd, "d/t_drop.ibd");
+	dict_instant inst;
+	/* a flipped byte in the map's page */
+	p[4 * 16384 + 40 + 8 + 2] ^= 1;
+	CU_ASSERT_FATAL(exp_put(ibd, p, len));
+	snprintf(ibd, sizeof ibd, "%s/d/t_drop.ibd", exp_dir);
+	CU_ASSERT_EQUAL(dict_instant_read_file(t, ibd, &inst, &err), XB_E_CORRUPT_PAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "table d/t_drop: instant ALTER metadata: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t_drop.ibd: page 4 is damaged"));
+	CU_ASSERT_EQUAL(inst.n, 0);
+	/* the map's page cut off */
+	p[4 * 16384 + 40 + 8 + 2] ^= 1;
+	CU_ASSERT_FATAL(exp_put("d/t_drop.ibd", p, 4 * 16384));
+	CU_ASSERT_EQUAL(dict_instant_read_file(t, ibd, &inst, &err), XB_E_CORRUPT_PAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "page 4 is beyond the end of the file"));
+	/* whole again: the map is read */
+	CU_ASSERT_FATAL(exp_put("d/t_drop.ibd", p, len));
+	CU_ASSERT_EQUAL(dict_instant_read_file(t, ibd, &inst, &err), 0);
+	CU_ASSERT_EQUAL(inst.n, 3);
+	dict_instant_free(&inst);
+	free(p);
+	dict_free(&d);
+	exp_remove();
+}
+
 int main(void)
 {
 	find_fixture_dir();
@@ -244,6 +286,7 @@ int main(void)
 	CU_add_test(s, "truncated and malformed .cfg files", test_truncations);
 	CU_add_test(s, "cfg_compare names the first difference", test_compare_names_the_field);
 	CU_add_test(s, "write, read, and a wrong page 0", test_file_round_trip);
+	CU_add_test(s, "damaged instant ALTER metadata", test_damaged_instant_metadata);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned f = CU_get_number_of_failures();

@@ -8,8 +8,9 @@
 # with NULLs, secondary, prefix and descending indexes, a composite primary key,
 # no primary key, REDUNDANT, COMPACT, DYNAMIC and COMPRESSED rows,
 # page_compressed, a partitioned table, instant ADD COLUMN and instant DROP
-# COLUMN (the clustered index keeps the dropped column), a virtual column with
-# an index. The tool under test ($XB) backs it up, mariabackup prepares the
+# COLUMN (the clustered index keeps the dropped column; also with a reordering
+# ADD under a VARCHAR primary key, and in a REDUNDANT table), a virtual column
+# with an index. The tool under test ($XB) backs it up, mariabackup prepares the
 # backup, xb_cfg writes DIR/d/T.cfg for every table. A second server gets the
 # same definitions (the same DDL history), discards their tablespaces, receives
 # the backup's .ibd files and our .cfg files and imports them; CHECKSUM TABLE of
@@ -47,8 +48,14 @@ ALTER TABLE t_add ADD COLUMN added INT NOT NULL DEFAULT 42, ALGORITHM=INSTANT;
 CREATE TABLE t_drop (id INT PRIMARY KEY, a VARCHAR(20), gone INT, z INT) ENGINE=InnoDB;
 INSERT INTO t_drop VALUES (0, 'seed', 0, 0);
 ALTER TABLE t_drop DROP COLUMN gone, ALGORITHM=INSTANT;
-CREATE TABLE t_virt (id INT PRIMARY KEY, a INT, v INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED, KEY k_v (v)) ENGINE=InnoDB;"
-TABLES="t_types t_cpk t_nopk t_red t_compact t_zip t_pc t_part t_add t_drop t_virt"
+CREATE TABLE t_virt (id INT PRIMARY KEY, a INT, v INT AS (a * 2) VIRTUAL, s INT AS (a + 1) STORED, KEY k_v (v)) ENGINE=InnoDB;
+CREATE TABLE t_drop_vpk (k VARCHAR(40) PRIMARY KEY, a INT, gone VARCHAR(10), z INT NOT NULL DEFAULT 0) ENGINE=InnoDB;
+INSERT INTO t_drop_vpk VALUES ('seed', 0, 'g', 0);
+ALTER TABLE t_drop_vpk DROP COLUMN gone, ADD COLUMN f INT AFTER k, ALGORITHM=INSTANT;
+CREATE TABLE t_drop_red (id INT PRIMARY KEY, a VARCHAR(20), gone INT, z INT) ENGINE=InnoDB ROW_FORMAT=REDUNDANT;
+INSERT INTO t_drop_red VALUES (0, 'seed', 0, 0);
+ALTER TABLE t_drop_red DROP COLUMN gone, ALGORITHM=INSTANT;"
+TABLES="t_types t_cpk t_nopk t_red t_compact t_zip t_pc t_part t_add t_drop t_virt t_drop_vpk t_drop_red"
 
 server_start src
 sql src "$DDL" || fail "creating the tables failed"
@@ -65,6 +72,8 @@ INSERT INTO t_part SELECT seq, CONCAT('p', seq) FROM seq_1_to_2000;
 INSERT INTO t_add SELECT seq, CONCAT('a', seq), seq FROM seq_1_to_2000;
 INSERT INTO t_drop SELECT seq, CONCAT('d', seq), seq FROM seq_1_to_2000;
 INSERT INTO t_virt (id, a) SELECT seq, seq FROM seq_1_to_2000;
+INSERT INTO t_drop_vpk (k, f, a, z) SELECT CONCAT('key-', LPAD(seq, 6, '0'), REPEAT('x', seq % 30)), seq, seq, seq FROM seq_1_to_5000;
+INSERT INTO t_drop_red SELECT seq, CONCAT('d', seq), seq FROM seq_1_to_2000;
 DELETE FROM t_cpk WHERE v % 7 = 0;" || fail "filling the tables failed"
 src_sums=$(checksum_all src)
 
@@ -73,7 +82,7 @@ assert_ok "$XB_RC" "$XB_ERR" "backup"
 prepare_backup "$T/bk"
 "$XB_CFG" write "$T/bk" --autoinc=d/t_types > "$T/xb_cfg.out" 2>&1 || { cat "$T/xb_cfg.out" >&2; fail "xb_cfg write failed"; }
 n_cfg=$(ls "$T/bk/d/"*.cfg | wc -l)
-assert_eq 12 "$n_cfg" "one .cfg per tablespace of d (the partitioned table has two)"
+assert_eq 14 "$n_cfg" "one .cfg per tablespace of d (the partitioned table has two)"
 
 server_start dst
 sql dst "$DDL" || fail "creating the tables on dst failed"
@@ -117,7 +126,7 @@ bad=$(sql dst "CHECK TABLE $(echo $TABLES | sed 's/\([a-z_]*\)/d.\1/g; s/ /, /g'
 [[ -z $bad ]] || fail "CHECK TABLE after the import: $bad"
 next=$(sql dst "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 't_types'")
 [[ $next -gt 2000 ]] || fail "t_types' AUTO_INCREMENT after the import is $next, not past the 2000 rows"
-log "12 tablespaces imported with our .cfg files: checksums equal, CHECK TABLE ok"
+log "14 tablespaces imported with our .cfg files: checksums equal, CHECK TABLE ok"
 
 # A .cfg that disagrees with the table must be refused: t_nopk's column b becomes an INT.
 sql dst "CREATE TABLE d.t_bad (a INT, b INT, KEY k_a (a)) ENGINE=InnoDB; ALTER TABLE d.t_bad DISCARD TABLESPACE" || fail "t_bad"
