@@ -1219,7 +1219,11 @@ int dict_instant_read_file(const dict_table *t, const char *path, dict_instant *
 		xb_err_prefix(err, "%s", path);
 	else if (r.si.zip)
 		; /* ROW_FORMAT=COMPRESSED tables never have instant ALTER metadata */
-	else
+	else if (r.si.encrypted) {
+		rc = xb_err_set(err, XB_E_USAGE, "table %s: %s is encrypted: its clustered index cannot be read", t->name,
+				path);
+		xb_err_hint(err, "the .cfg of an encrypted table needs the encryption keys to read its instant ALTER metadata");
+	} else
 		rc = dict_instant_read(t, r.si.logical_size, ibd_read, &r, out, err);
 	free(r.stored);
 	close(r.fd);

@@ -152,7 +152,8 @@ int dict_instant_read(const dict_table *t, uint32_t page_size, dict_page_fn read
 		      xb_error *err);
 
 /* The same from the tablespace file path (its pages checked, page_compressed
- * ones decompressed). */
+ * ones decompressed). An encrypted tablespace is XB_E_USAGE: its pages
+ * cannot be read without the keys. */
 int dict_instant_read_file(const dict_table *t, const char *path, dict_instant *out, xb_error *err);
 
 void dict_instant_free(dict_instant *i);

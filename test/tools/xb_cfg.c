@@ -45,6 +45,17 @@ static bool listed(const char *list, const char *name)
 	return false;
 }
 
+/* The dictionary of the backup in dir; false (and a message) when it cannot be read. */
+static bool read_dict(const char *dir, dict *d)
+{
+	xb_error err;
+	xb_err_clear(&err);
+	if (dict_read(dir, NULL, d, &err) == 0)
+		return true;
+	fprintf(stderr, "xb_cfg: %s\n", err.msg);
+	return false;
+}
+
 static int write_one(const char *dir, const dict *d, const dict_table *t, const char *autoinc_list, const char *host)
 {
 	char ibd[PATH_MAX], out[PATH_MAX];
@@ -99,12 +110,8 @@ static int cmd_write(int argc, char **argv)
 	if (gethostname(host, sizeof host) != 0)
 		strcpy(host, "Hostname unknown");
 	dict d;
-	xb_error err;
-	xb_err_clear(&err);
-	if (dict_read(dir, NULL, &d, &err)) {
-		fprintf(stderr, "xb_cfg: %s\n", err.msg);
+	if (!read_dict(dir, &d))
 		return 2;
-	}
 	int rc = 0, named = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strncmp(argv[i], "--autoinc=", 10) == 0) {
@@ -130,15 +137,22 @@ static int cmd_write(int argc, char **argv)
 	return rc;
 }
 
+/* Read path into c; false (and a message) when it cannot be. */
+static bool read_cfg(const char *path, cfg *c)
+{
+	xb_error err;
+	xb_err_clear(&err);
+	if (cfg_read_file(path, c, &err) == 0)
+		return true;
+	fprintf(stderr, "xb_cfg: %s\n", err.msg);
+	return false;
+}
+
 static int cmd_dump(const char *path)
 {
 	cfg c;
-	xb_error err;
-	xb_err_clear(&err);
-	if (cfg_read_file(path, &c, &err)) {
-		fprintf(stderr, "xb_cfg: %s\n", err.msg);
+	if (!read_cfg(path, &c))
 		return 2;
-	}
 	printf("version %u\nhostname %s\ntable %s\nautoinc %llu\npage_size %u\nflags %u\nn_cols %u\n", c.version,
 	       c.hostname, c.table_name, (unsigned long long)c.autoinc, c.page_size, c.flags, c.n_cols);
 	for (uint32_t i = 0; i < c.n_cols; i++) {
@@ -178,14 +192,9 @@ static int cmd_cmp(int argc, char **argv)
 	if (n != 2)
 		return usage();
 	cfg a, b;
-	xb_error err;
-	xb_err_clear(&err);
-	if (cfg_read_file(f[0], &a, &err)) {
-		fprintf(stderr, "xb_cfg: %s\n", err.msg);
+	if (!read_cfg(f[0], &a))
 		return 2;
-	}
-	if (cfg_read_file(f[1], &b, &err)) {
-		fprintf(stderr, "xb_cfg: %s\n", err.msg);
+	if (!read_cfg(f[1], &b)) {
 		cfg_free(&a);
 		return 2;
 	}
@@ -201,12 +210,8 @@ static int cmd_cmp(int argc, char **argv)
 static int cmd_tables(const char *dir)
 {
 	dict d;
-	xb_error err;
-	xb_err_clear(&err);
-	if (dict_read(dir, NULL, &d, &err)) {
-		fprintf(stderr, "xb_cfg: %s\n", err.msg);
+	if (!read_dict(dir, &d))
 		return 2;
-	}
 	for (size_t i = 0; i < d.n; i++)
 		printf("%s %llu %u %u\n", d.table[i].name, (unsigned long long)d.table[i].id, d.table[i].space,
 		       d.table[i].flags);
