@@ -176,6 +176,40 @@ static void test_truncations(void)
 	free(b);
 }
 
+static void test_mutations(void)
+{
+	/* every byte of a real .cfg changed: a clear error or a file that
+	 * encodes back to the same bytes, never a crash (run under ASan) */
+	size_t len;
+	uint8_t *b = exp_load("t_cpk.cfg", &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	int bad = 0, ok = 0;
+	static const uint8_t flips[] = {0x01, 0x80, 0xFF};
+	for (size_t i = 0; i < len; i++)
+		for (size_t k = 0; k < sizeof flips; k++) {
+			b[i] ^= flips[k];
+			cfg c;
+			xb_error err;
+			int rc = cfg_decode(b, len, "m.cfg", &c, &err);
+			if (rc == 0) {
+				uint8_t *out;
+				size_t olen;
+				if (cfg_encode(&c, &out, &olen, &err) || olen != len || memcmp(out, b, len))
+					bad++;
+				else
+					free(out);
+				cfg_free(&c);
+				ok++;
+			} else if (rc != XB_E_STREAM_CORRUPT || strncmp(err.msg, "m.cfg: ", 7) != 0) {
+				bad++;
+			}
+			b[i] ^= flips[k];
+		}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(ok > 0);
+	free(b);
+}
+
 static void test_compare_names_the_field(void)
 {
 	size_t len;
@@ -284,6 +318,7 @@ int main(void)
 	CU_add_test(s, "the server's .cfg files parse and encode back", test_server_files_round_trip);
 	CU_add_test(s, "our .cfg equals the server's", test_ours_equals_the_servers);
 	CU_add_test(s, "truncated and malformed .cfg files", test_truncations);
+	CU_add_test(s, "every byte of a .cfg changed", test_mutations);
 	CU_add_test(s, "cfg_compare names the first difference", test_compare_names_the_field);
 	CU_add_test(s, "write, read, and a wrong page 0", test_file_round_trip);
 	CU_add_test(s, "damaged instant ALTER metadata", test_damaged_instant_metadata);
