@@ -278,6 +278,45 @@ static void test_mutated_records(void)
 	exp_remove();
 }
 
+static void test_two_files(void)
+{
+	/* the same system tablespace in two files, split after 9 pages: the
+	 * dictionary header (page 7) and SYS_TABLES' root (8) in ibdata1, the
+	 * other roots (10..12) in ibdata2 */
+	dict one, two;
+	xb_error err;
+	CU_ASSERT_FATAL(exp_make(0, NULL));
+	CU_ASSERT_EQUAL_FATAL(read_dict(&one, &err), 0);
+	exp_remove();
+	CU_ASSERT_FATAL(exp_make(0, NULL));
+	size_t len;
+	uint8_t *ib = exp_load("ibdata1.zst", &len);
+	CU_ASSERT_FATAL(ib && len > 9 * 16384);
+	CU_ASSERT(columns_root(ib) >= 9);
+	CU_ASSERT_FATAL(exp_put("ibdata1", ib, 9 * 16384));
+	CU_ASSERT_FATAL(exp_put("ibdata2", ib + 9 * 16384, len - 9 * 16384));
+	xb_err_clear(&err);
+	int rc = dict_read(exp_dir, "ibdata1:144K;ibdata2:12M:autoextend", &two, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(one.n, two.n);
+	size_t same = 0;
+	for (size_t i = 0; i < one.n && i < two.n; i++)
+		same += strcmp(one.table[i].name, two.table[i].name) == 0 && one.table[i].n_col == two.table[i].n_col &&
+			one.table[i].n_index == two.table[i].n_index;
+	CU_ASSERT_EQUAL(same, one.n);
+	/* without ibdata2 the pages past the first file are missing */
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/ibdata2", exp_dir);
+	CU_ASSERT_FATAL(unlink(path) == 0);
+	CU_ASSERT_NOT_EQUAL(dict_read(exp_dir, "ibdata1:144K;ibdata2:12M:autoextend", &two, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "ibdata2"));
+	dict_free(&one);
+	free(ib);
+	exp_remove();
+}
+
 static void test_truncated(void)
 {
 	/* the dictionary header (page 7) is there, the B-trees are cut off */
@@ -325,6 +364,7 @@ int main(void)
 	CU_add_test(s, "a root that is another index's", test_wrong_root);
 	CU_add_test(s, "a leaf level that loops", test_loop);
 	CU_add_test(s, "changed record bytes", test_mutated_records);
+	CU_add_test(s, "a system tablespace in two files", test_two_files);
 	CU_add_test(s, "a truncated ibdata1", test_truncated);
 	CU_add_test(s, "character set widths", test_charsets);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
