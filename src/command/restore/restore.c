@@ -49,6 +49,7 @@
 #include "info/checkpoints.h"
 #include "command/verify/verify.h"
 #include "info/mru.h"
+#include "info/statcache.h"
 #include "info/slave_info.h"
 #include "platform/dir.h"
 #include "platform/file.h"
@@ -518,8 +519,10 @@ static int run(const xb_options *o, bool move, xb_error *err)
 	} else {
 		xb_info("The backup holds no buffer-pool dump: the restored server starts with a cold buffer pool");
 	}
-	if (move)
+	if (move) {
 		remove_empty_dirs(&p, dir);
+		(void)xb_statcache_remove(dir, NULL); /* it vouched for files that are gone */
+	}
 	xb_info("%s %zu files (%.2f GiB) into %s", move ? "Moved" : "Copied", p.n, gib(p.bytes), l.datadir);
 	ownership_hint(&l);
 	replica_hint(have_binlog_info ? &binlog_info : NULL, have_slave_info ? &slave_info : NULL);

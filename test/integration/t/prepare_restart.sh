@@ -153,12 +153,14 @@ if [[ $PUT_KIND == xtrabackup ]]; then
     if [[ -z $recs ]] || (( ${recs%%.*} <= 0 )); then fail "stats: \"records\" is '$recs', expected > 0 after a loaded backup"; fi
 fi
 
-# Preparing twice is harmless.
-BEFORE=$(tree_sums "$P")
+# Preparing twice is harmless (the stat cache aside: files written again with
+# the same bytes get new stamps, doc/backup-directory.md §18).
+BEFORE=$(tree_sums "$P" | grep -v ' \./xtrabackup_statcache\.pmap$')
 sleep 1
 prep_run "$PUT" "$P"
 assert_ok "$PREP_RC" "$PREP_ERR" "second prepare of the same backup"
-assert_eq "$BEFORE" "$(tree_sums "$P")" "files of the prepared backup before and after a second prepare (md5)"
+assert_eq "$BEFORE" "$(tree_sums "$P" | grep -v ' \./xtrabackup_statcache\.pmap$')" \
+    "files of the prepared backup before and after a second prepare (md5)"
 
 restore_prepared "$P" dst
 assert_no_crash_recovery dst "$LAST_LSN"

@@ -98,7 +98,7 @@ if [[ $(id -u) -eq 0 ]] && mkdir -p "$T/xfs" && mount -t tmpfs -o size=256M tmpf
     cp -a "$T/backup" "$T/backup3"
     rm -f "$T/backup3/r/d.isl" "$T/backup3/r/d.frm"    # only plain datadir files here
     rm -f "$T/backup3/r/d.ibd"
-    rm -f "$T/backup3/xtrabackup_manifest.pmap"       # files taken out on purpose: no manifest to match
+    rm -f "$T/backup3/xtrabackup_manifest.pmap" "$T/backup3/xtrabackup_statcache.pmap"  # files taken out on purpose: no manifest to match
     want=$(cd "$T/backup3" && find . -type f ! -name 'xtrabackup_checkpoints' ! -name 'xtrabackup_binlog_info' \
         ! -name 'backup-my.cnf' -print0 | LC_ALL=C sort -z | xargs -0 md5sum)
     write_cnf xdev "$T/xfs/data"
