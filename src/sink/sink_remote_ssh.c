@@ -531,6 +531,18 @@ CURLcode rs_upload(uploader *up, rfile *f, bool scp, curl_read_callback read, cu
 		if (!c)
 			c = sftp_op(up, rename, NULL, NULL, false);
 		up->sent = sent;
+	} else if (!c) {
+		/* the file under its name must hold every byte sent: a short file
+		 * published as whole would make a backup that looks complete and is
+		 * not (checked after the rename: nothing may cut it between) */
+		curl_off_t sent = up->sent, from0 = up->from, size = -1;
+		c = stat_size(up, f->path, &size);
+		if (!c && size != (curl_off_t)f->written && !(size < 0 && !f->written)) {
+			snprintf(up->errbuf, sizeof up->errbuf, "after the upload the host has %lld of its %llu bytes",
+				 (long long)size, (unsigned long long)f->written);
+			c = CURLE_PARTIAL_FILE;
+		}
+		up->sent = sent, up->from = from0;
 	}
 out:
 	curl_slist_free_all(rename);
