@@ -795,9 +795,10 @@ int verify_refresh(const char *dir, xb_manifest *m, int threads, const xb_statca
 		bool tablespace = inv_is_innodb_name(base) && !inv_is_redo_name(base) &&
 				  head_of3(dir, f->rel, 16384, &space[i], &phys, &first_no);
 		if (tablespace) {
-			/* the page size the backup found (the system and undo files follow
-			 * the server's, not their first page), else the file's own flags */
-			if (e && e->pages)
+			/* a .ibd's own flags (its page 0 may have been all zero when the
+			 * backup copied it); the system and undo files follow the server's
+			 * page size, which the backup found */
+			if (e && e->pages && !inv_is_table_file(base))
 				phys = (uint32_t)(e->size / e->pages);
 			pages[i] = phys ? f->size / phys : 0;
 		} else {
