@@ -506,6 +506,7 @@ static int list(const char *dir, int flags, int (*fn)(void *, const xb_dirent *,
 
 typedef struct server_scan {
 	inventory *inv;      /* the result */
+	const inv_server *srv; /* the server, and its skip() */
 	const char *db;      /* the database directory being listed */
 	size_t db_first;     /* its first file in inv */
 	bool links;          /* a link file of it is in inv: look for a second file of a table */
@@ -635,6 +636,8 @@ static int server_db_file(void *ctx, const xb_dirent *e, xb_error *err)
 	}
 	if (rc)
 		return rc;
+	if (s->srv->skip && s->srv->skip(s->srv->skip_ctx, s->db, e->name))
+		return 0;
 	/* The .ibd and a link file for one table: the first one found. Only a
 	 * link file can be the second (a directory holds one t.ibd), so only
 	 * tables with one are looked for: no search through thousands of .ibd. */
@@ -660,6 +663,8 @@ static int server_db(void *ctx, const xb_dirent *e, xb_error *err)
 	server_scan *s = ctx;
 	if (!inv_is_database_name(e->name) || !e->is_dir)
 		return 0;
+	if (s->srv->skip && s->srv->skip(s->srv->skip_ctx, e->name, NULL))
+		return 0;
 	s->db = e->name;
 	s->db_first = s->inv->n;
 	s->links = false;
@@ -669,7 +674,7 @@ static int server_db(void *ctx, const xb_dirent *e, xb_error *err)
 int inv_scan_server(const inv_server *srv, inventory *out, xb_error *err)
 {
 	memset(out, 0, sizeof *out);
-	server_scan s = {.inv = out};
+	server_scan s = {.inv = out, .srv = srv};
 	int rc = server_system(srv, out, err);
 	if (!rc)
 		rc = list(srv->undo_dir, 0, server_undo, &s, XB_E_IO_READ, "cannot open innodb_undo_directory", NULL,

@@ -109,6 +109,11 @@ typedef struct inv_server {
 	 * is then not read (a stat instead of an open and a read). */
 	bool (*known)(void *ctx, const char *rel, uint64_t dev, uint64_t ino, uint32_t *space_id);
 	void *known_ctx;            /* given to known */
+	/* Optional: whether a database directory (name NULL) or a file of one
+	 * (its name in the directory) is left out of the listing (a partial
+	 * backup); a file left out is never opened. */
+	bool (*skip)(void *ctx, const char *db, const char *name);
+	void *skip_ctx;             /* given to skip */
 } inv_server;
 
 /* A live server's files: every system file (each must be readable:

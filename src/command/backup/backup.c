@@ -49,6 +49,7 @@
 #include "common/fault.h"
 #include "common/log.h"
 #include "common/progress.h"
+#include "common/tablefilter.h"
 #include "innodb/redo_follower.h"
 #include "platform/clock.h"
 #include "platform/file.h"
@@ -117,7 +118,7 @@ static int run(backup_ctx *c, xb_error *err)
 	if ((rc = check_privileges(c, false, err)) || (rc = step(c, "connected, nothing copied yet", err)))
 		return rc;
 	xb_fault(XB_FAULT_BACKUP_CONNECTED);
-	if ((rc = step(c, "checking the options against the server", err)) || (rc = scan_check_excludes(c, err)) ||
+	if ((rc = step(c, "checking the options against the server", err)) || (rc = scan_filter_open(c, err)) ||
 	    (rc = incremental_resolve(c, err)) || (rc = history_prepare(c, err)))
 		return rc;
 	if ((rc = step(c, "making the target", err)) || (rc = target_open(c, err)) ||
@@ -292,6 +293,7 @@ int cmd_backup(const xb_options *o, xb_error *err)
 	ddl_touched_free(c);
 	aria_logs_free(c);
 	xb_manifest_free(&c->manifest);
+	tablefilter_free(c->filter);
 	pthread_mutex_destroy(&c->manifest_lock);
 	free(c);
 	return rc;

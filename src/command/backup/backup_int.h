@@ -137,13 +137,15 @@ typedef struct backup_ctx {
 	_Atomic uint64_t inc_pages;    /* incremental: pages read for the deltas */
 	_Atomic uint64_t inc_delta_pages; /* incremental: pages written into them */
 	_Atomic uint64_t inc_delta_bytes; /* incremental: bytes of the deltas, as they went into the sink */
+	struct tablefilter *filter;    /* the databases and tables kept (--databases*, --tables*, the server's ignore_db_dirs) */
 } backup_ctx;
 
-/* scan.c; scan_check_excludes: --databases-exclude may name no database of the
- * server (leaving one out is a partial backup, not available yet); scan_innodb:
- * the InnoDB files (their page 0 read on --parallel workers; known, when not
- * NULL, tells the files known unchanged, whose page 0 is not read) */
-int scan_check_excludes(backup_ctx *c, xb_error *err);
+/* scan.c; scan_filter_open: the partial-backup filter from the settings and
+ * the server's ignore_db_dirs; scan_innodb: the InnoDB files the filter keeps
+ * (their page 0 read on --parallel workers; known, when not NULL, tells the
+ * files known unchanged, whose page 0 is not read); scan_other: the other
+ * files of the database directories the filter keeps */
+int scan_filter_open(backup_ctx *c, xb_error *err);
 int scan_innodb(backup_ctx *c, bfile_list *out,
 		bool (*known)(void *ctx, const char *rel, uint64_t dev, uint64_t ino, uint32_t *space_id), void *known_ctx,
 		xb_error *err);

@@ -29,6 +29,7 @@
 #include "info/statcache.h"
 #include "info/slave_info.h"
 #include "info/xbinfo.h"
+#include "common/tablefilter.h"
 #include "innodb/inventory.h"
 #include "innodb/page.h"
 #include "platform/dir.h"
@@ -213,6 +214,7 @@ int meta_write_info(backup_ctx *c, xb_error *err)
 			 .to_lsn = (unsigned long long)c->to_lsn,
 			 .compressed = c->set.target.compress,
 			 .incremental = c->set.incremental,
+			 .partial = tablefilter_partial(c->filter),
 			 .from_lsn = c->set.incremental ? (unsigned long long)c->inc_lsn : 0,
 			 .encrypted = c->set.target.encrypt};
 	make_uuid(x->uuid, sizeof x->uuid);

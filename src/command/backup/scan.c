@@ -23,37 +23,34 @@
 #include <sys/stat.h>
 
 #include "common/log.h"
+#include "common/tablefilter.h"
 #include "filerules.h"
 #include "innodb/inventory.h"
 #include "common/path.h"
 
-int scan_check_excludes(backup_ctx *c, xb_error *err)
+int scan_filter_open(backup_ctx *c, xb_error *err)
 {
-	const char *list = c->set.databases_exclude;
-	if (!list)
-		return 0;
-	char name[256];
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, " ,\t");
-		if (n > 0) {
-			/* "db" or "db.table": the database part */
-			size_t dn = strcspn(p, ". ,\t");
-			snprintf(name, sizeof name, "%.*s", (int)(dn < sizeof name ? dn : sizeof name - 1), p);
-			char path[4096];
-			struct stat st;
-			if (inv_is_database_name(name) &&
-			    xb_path_join(path, sizeof path, c->lay.datadir, name, NULL) == 0 && stat(path, &st) == 0 &&
-			    S_ISDIR(st.st_mode))
-				return xb_err_set(err, XB_E_USAGE, "--databases-exclude=%s: %s is a database of the server, "
-						  "and leaving it out would be a partial backup, which is not available yet",
-						  list, name),
-				       xb_err_hint(err, "leave the option out: the backup then holds every database");
-			xb_info("--databases-exclude: %.*s is no database of the server: nothing to leave out", (int)n, p);
-		}
-		p += n;
-		p += strspn(p, " ,\t");
-	}
-	return 0;
+	int rc = tablefilter_create(&c->set.filter, &c->filter, err);
+	if (rc)
+		return rc;
+	/* the server's ignore_db_dirs are no databases: left out as mariabackup does */
+	char *dirs = NULL;
+	xb_error ignore;
+	if (xb_server_variable(&c->srv, "ignore_db_dirs", &dirs, &ignore))
+		dirs = NULL;
+	rc = tablefilter_ignore_dirs(c->filter, dirs, err);
+	free(dirs);
+	if (!rc && tablefilter_partial(c->filter))
+		xb_info("Partial backup: only the databases and tables the filter options keep (--databases, "
+			"--databases-file, --databases-exclude, --tables, --tables-file, --tables-exclude)");
+	return rc;
+}
+
+/* inv_server's skip: a database directory (name NULL) or a file of one the filter leaves out. */
+static bool scan_skip(void *ctx, const char *db, const char *name)
+{
+	backup_ctx *c = ctx;
+	return name ? tablefilter_skip_file(c->filter, db, name) : tablefilter_skip_database(c->filter, db);
 }
 
 /* A file of size bytes (stat'ed by the caller) at the end of l. */
@@ -119,7 +116,7 @@ static int for_each_db(backup_ctx *c, int (*fn)(backup_ctx *, const char *db, co
 	struct dirent *e;
 	int rc = 0;
 	while (!rc && (e = readdir(d))) {
-		if (!inv_is_database_name(e->d_name))
+		if (!inv_is_database_name(e->d_name) || tablefilter_skip_database(c->filter, e->d_name))
 			continue;
 		char path[4096];
 		if ((rc = xb_path_join(path, sizeof path, c->lay.datadir, e->d_name, err)))
@@ -139,7 +136,8 @@ int scan_innodb(backup_ctx *c, bfile_list *out,
 {
 	inv_server srv = {.datadir = c->lay.datadir, .data_home_dir = c->lay.data_home_dir, .undo_dir = c->lay.undo_dir,
 			  .log_dir = c->lay.log_dir, .data_file_path = c->lay.data_file_path, .page_size = c->lay.page_size,
-			  .threads = c->set.parallel, .known = known, .known_ctx = known_ctx};
+			  .threads = c->set.parallel, .known = known, .known_ctx = known_ctx,
+			  .skip = c->filter ? scan_skip : NULL, .skip_ctx = c};
 	inventory inv;
 	int rc = inv_scan_server(&srv, &inv, err);
 	for (size_t i = 0; !rc && i < inv.n; i++) {
@@ -168,7 +166,7 @@ static int db_other(backup_ctx *c, const char *db, const char *path, bfile_list 
 	int rc = 0;
 	while (!rc && (e = readdir(d))) {
 		int kind = filerule_classify(e->d_name);
-		if (kind == FR_ARIA || kind == FR_PLAIN) {
+		if ((kind == FR_ARIA || kind == FR_PLAIN) && !scan_skip(c, db, e->d_name)) {
 			char src[4096], rel[4096];
 			if ((rc = xb_path_join(src, sizeof src, path, e->d_name, err)) ||
 			    (rc = xb_path_join(rel, sizeof rel, db, e->d_name, err)))

@@ -191,7 +191,13 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 	s->bp_dump_timeout = xb_opt_int(o, XB_OPT_DUMP_INNODB_BUFFER_POOL_TIMEOUT);
 	s->extra_lsndir = xb_opt_str(o, XB_OPT_EXTRA_LSNDIR);
 	s->tool_command = o->tool_command;
-	s->databases_exclude = xb_opt_str(o, XB_OPT_DATABASES_EXCLUDE);
+	tablefilter_settings *f = &s->filter;
+	f->databases = xb_opt_isset(o, XB_OPT_DATABASES) ? xb_opt_str(o, XB_OPT_DATABASES) : NULL;
+	f->databases_file = xb_opt_isset(o, XB_OPT_DATABASES_FILE) ? xb_opt_str(o, XB_OPT_DATABASES_FILE) : NULL;
+	f->databases_exclude = xb_opt_isset(o, XB_OPT_DATABASES_EXCLUDE) ? xb_opt_str(o, XB_OPT_DATABASES_EXCLUDE) : NULL;
+	f->tables = xb_opt_isset(o, XB_OPT_TABLES) ? xb_opt_str(o, XB_OPT_TABLES) : NULL;
+	f->tables_file = xb_opt_isset(o, XB_OPT_TABLES_FILE) ? xb_opt_str(o, XB_OPT_TABLES_FILE) : NULL;
+	f->tables_exclude = xb_opt_isset(o, XB_OPT_TABLES_EXCLUDE) ? xb_opt_str(o, XB_OPT_TABLES_EXCLUDE) : NULL;
 	s->history = xb_opt_isset(o, XB_OPT_HISTORY);
 	s->history_name = s->history ? xb_opt_str(o, XB_OPT_HISTORY) : "";
 	return incremental_settings_resolve(o, s, err);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "common/tablefilter.h"
 #include "config/options.h"
 #include "db/server.h"
 #include "sink/sink_crypt.h"
@@ -100,7 +101,7 @@ typedef struct backup_settings {
 	long long bp_dump_timeout;   /* --dump-innodb-buffer-pool-timeout, s */
 	const char *extra_lsndir;    /* --extra-lsndir, or NULL */
 	const char *tool_command;    /* the command line with secrets masked (xtrabackup_info) */
-	const char *databases_exclude; /* --databases-exclude, space-separated names, or NULL: must name no database (scan.c) */
+	tablefilter_settings filter;  /* --databases*, --tables*: a partial backup (common/tablefilter.h) */
 	bool history;                /* --history: record the backup in mysql.mariadb_backup_history */
 	const char *history_name;    /* its NAME ("" when given alone or not at all): xtrabackup_info's name */
 	incremental_settings inc;    /* --incremental-*: the base of an incremental backup */
