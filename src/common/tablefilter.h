@@ -4,7 +4,9 @@
  * The six partial-backup options, with mariabackup 10.11's semantics:
  *   --databases="db db.t ..." and --databases-file (one name a line): names
  *     to keep, a database or one table of it; --databases-exclude="...":
- *     names to leave out (a database, or one table of a database also kept);
+ *     names to leave out (a database; "db.t" leaves out table t of a
+ *     database kept by --databases, and all of db when --databases is not
+ *     given, as mariabackup does);
  *   --tables=REGEX,... and --tables-exclude=REGEX,...: POSIX extended regular
  *     expressions searched (not anchored) in "db.table";
  *   --tables-file: "db.table" names to keep, one a line.

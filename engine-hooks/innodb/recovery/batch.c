@@ -359,7 +359,8 @@ static space_file *space_of(spaces *s, const collect_space *rs)
 
 /* Sizes first: undo truncation, then extension to the logged FSP_SIZE. Also checks
  * that every tablespace with pages in the batch has a file or was dropped. */
-static int prepare_files(collector *r, spaces *s, collect_page **pages, size_t n, batch_stats *st, xb_error *err)
+static int prepare_files(collector *r, spaces *s, collect_page **pages, size_t n, bool partial, batch_stats *st,
+			 xb_error *err)
 {
 	for (size_t i = 0; i < r->cap_spaces; i++) {
 		collect_space *rs = &r->spaces[i];
@@ -398,7 +399,7 @@ static int prepare_files(collector *r, spaces *s, collect_page **pages, size_t n
 				   f->rel, (unsigned long long)pages[i]->first->start_lsn);
 			return xb_err_hint(err, "prepare this backup with mariabackup and the key management plugin");
 		}
-		if (f || (rs && (rs->deleted || rs->later_deleted)))
+		if (f || (rs && (rs->deleted || rs->later_deleted)) || partial)
 			continue;
 		xb_err_set(err, XB_E_MISSING_FILE,
 			   "tablespace %u (%s) has redo records from LSN %llu but its file is not in the backup", last,
@@ -409,7 +410,7 @@ static int prepare_files(collector *r, spaces *s, collect_page **pages, size_t n
 	return 0;
 }
 
-int batch_check_spaces(collector *r, spaces *s, xb_error *err)
+int batch_check_spaces(collector *r, spaces *s, enum batch_missing missing, xb_error *err)
 {
 	for (size_t i = 0; i < r->cap_spaces; i++) {
 		collect_space *rs = &r->spaces[i];
@@ -419,6 +420,13 @@ int batch_check_spaces(collector *r, spaces *s, xb_error *err)
 			continue;
 		if (!rs->has_flags && (spaces_has_unknown(s, rs->name) || spaces_has_unknown(s, rs->later_name)))
 			continue; /* claimed once the log has given its page 0 flags */
+		if (missing == BATCH_MISSING_WARN && rs->space_id)
+			xb_warn("tablespace %u (%s) is not in this partial backup: its redo records (from LSN %llu) are "
+				"passed over", rs->space_id,
+				rs->name ? rs->name : rs->later_name ? rs->later_name : "never named in the log",
+				(unsigned long long)rs->first_lsn);
+		if (missing != BATCH_MISSING_REFUSE && rs->space_id)
+			continue;
 		xb_err_set(err, XB_E_MISSING_FILE,
 			   "tablespace %u (%s) has redo records from LSN %llu but its file is not in the backup",
 			   rs->space_id, rs->name ? rs->name : rs->later_name ? rs->later_name : "never named in the log",
@@ -626,13 +634,13 @@ int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, x
 	 * written (file sizes included): a damaged page then leaves the backup as
 	 * it was. The second pass finds the pages in the page cache. Later
 	 * batches check each page just before applying to it. */
-	int rc = batch_check_spaces(r, s, err);
+	int rc = batch_check_spaces(r, s, o->partial ? BATCH_MISSING_QUIET : BATCH_MISSING_REFUSE, err);
 	if (!rc && o->check_first)
 		rc = run_workers(r, s, o, pages, n, true, st, err);
 	if (!rc && o->journal)
 		rc = reserve_space(s, pages, n, o, err);
 	if (!rc)
-		rc = prepare_files(r, s, pages, n, &fst, err);
+		rc = prepare_files(r, s, pages, n, o->partial, &fst, err);
 	batch_stats_add(st, &fst);
 	if (!rc)
 		rc = run_workers(r, s, o, pages, n, false, st, err);

@@ -53,6 +53,7 @@ typedef struct batch_opts {
 	bool (*should_stop)(void);   /* polled between runs of pages (may be NULL) */
 	bool check_first;            /* read and check every page before writing any (first batch) */
 	bool force_recovery;         /* innodb_force_recovery: a page failing its checksum before apply is left as copied (a warning), not an error */
+	bool partial;                /* a partial backup: the records of a tablespace without a file are passed over */
 	journal *journal;            /* the prepare journal the pages go through (NULL: written in place directly) */
 } batch_opts;
 
@@ -67,8 +68,12 @@ int batch_apply(collector *r, spaces *s, const batch_opts *o, batch_stats *st, x
 
 /* Before anything is written: every tablespace the log has page records for
  * (in this batch or, after a look-ahead, later) must have a file or be
- * dropped by the log. XB_E_MISSING_FILE otherwise. */
-int batch_check_spaces(collector *r, spaces *s, xb_error *err);
+ * dropped by the log. XB_E_MISSING_FILE otherwise, unless the backup is
+ * partial (missing: BATCH_MISSING_WARN warns once for each such tablespace
+ * that its records are passed over, BATCH_MISSING_QUIET passes them over
+ * silently). */
+enum batch_missing { BATCH_MISSING_REFUSE, BATCH_MISSING_WARN, BATCH_MISSING_QUIET };
+int batch_check_spaces(collector *r, spaces *s, enum batch_missing missing, xb_error *err);
 
 /* Add b's counters into a. */
 void batch_stats_add(batch_stats *a, const batch_stats *b);

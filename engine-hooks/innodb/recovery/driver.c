@@ -401,6 +401,7 @@ static void *applier_main(void *arg)
 			   .should_stop = a->o->should_stop,
 			   .check_first = a->started == 1,
 			   .force_recovery = a->o->force_recovery > 0,
+			   .partial = a->o->partial,
 			   .journal = a->jr};
 	uint64_t t = xb_clock_ns();
 	a->rc = batch_apply(a->running, a->sp, &ro, &a->st->apply, &a->err);
@@ -483,7 +484,7 @@ static int applier_verified(applier *a, collector *r, verifier *v, xb_error *err
 	if (rc)
 		return rc;
 	xb_info("%zu tablespaces in %s", a->sp->n, a->o->dir);
-	if ((rc = batch_check_spaces(r, a->sp, err)))
+	if ((rc = batch_check_spaces(r, a->sp, a->o->partial ? BATCH_MISSING_WARN : BATCH_MISSING_REFUSE, err)))
 		return rc;
 	a->verified = true;
 	return 0;

@@ -46,6 +46,7 @@ typedef struct recovery_opts {
 	bool (*should_stop)(void);  /* polled; true stops recovery with XB_E_INTERRUPTED (may be NULL) */
 	bool durable;               /* the prepare journal fsynced before pages are written in place (journal.h) */
 	int force_recovery;         /* innodb_force_recovery (0 or 1): 1 leaves a page that fails its checksum before apply as copied */
+	bool partial;               /* a partial backup: a tablespace with redo records but no file is expected (its records are passed over, with a warning) */
 	/* called once the whole log is checked, before any file is looked at or
 	 * changed (may be NULL); non-zero (with err set) stops recovery */
 	int (*before_apply)(void *ctx, xb_error *err);

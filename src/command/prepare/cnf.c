@@ -11,6 +11,8 @@
  * the size of ibdata1): a backup of a server with other pages or another
  * system tablespace is refused, before anything is changed, with the
  * setting that is needed and how to supply it.
+ * Also whether xtrabackup_info says the backup is partial: its recovery then
+ * expects tablespaces without a file.
  */
 #include "prepare_int.h"
 
@@ -20,6 +22,7 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "info/backup_cnf.h"
+#include "info/xbinfo.h"
 #include "innodb/inventory.h"
 
 int prepare_backup_cnf(const char *dir, char **data_file_path, int *level, xb_error *err)
@@ -66,4 +69,13 @@ int prepare_backup_cnf(const char *dir, char **data_file_path, int *level, xb_er
 	if ((cnf.have & XB_CNF_COMPRESSION_LEVEL) && cnf.compression_level >= 1 && cnf.compression_level <= 9)
 		*level = cnf.compression_level;
 	return 0;
+}
+
+bool prepare_backup_partial(const char *dir)
+{
+	xb_xbinfo x;
+	xb_error ignore;
+	bool partial = xb_xbinfo_read(dir, &x, &ignore) == 0 && x.partial;
+	xb_xbinfo_free(&x);
+	return partial;
 }

@@ -196,7 +196,8 @@ static int run_steps(const prepare_settings *s, const char *dir, checkpoints *c,
 			    .progress = s->progress,
 			    .should_stop = stop_requested,
 			    .durable = s->durable,
-			    .force_recovery = s->force_recovery};
+			    .force_recovery = s->force_recovery,
+			    .partial = s->partial || prepare_backup_partial(dir) || (inc && prepare_backup_partial(inc->dir))};
 	char *dfp = NULL;
 	if ((rc = prepare_backup_cnf(dir, &dfp, &ro.compression_level, err)))
 		return rc;

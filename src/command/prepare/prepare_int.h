@@ -61,6 +61,10 @@ int markers_apply(const char *dir, int *n, xb_error *err);
  * default does not fit the backup (page size, system tablespace files). */
 int prepare_backup_cnf(const char *dir, char **data_file_path, int *level, xb_error *err);
 
+/* Whether dir/xtrabackup_info says "partial = Y" (false when it is missing
+ * or cannot be read). */
+bool prepare_backup_partial(const char *dir);
+
 /* The statistics as log lines. */
 void report_log(const recovery_stats *st);
 

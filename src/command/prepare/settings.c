@@ -34,5 +34,9 @@ int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error 
 	long long force = xb_opt_int(o, XB_OPT_INNODB_FORCE_RECOVERY);
 	s->force_recovery = force > 1 ? 1 : (int)force;
 	s->force_limited = force > 1;
+	static const xb_opt_id filters[] = {XB_OPT_DATABASES, XB_OPT_DATABASES_FILE, XB_OPT_DATABASES_EXCLUDE,
+					    XB_OPT_TABLES,    XB_OPT_TABLES_FILE,    XB_OPT_TABLES_EXCLUDE};
+	for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++)
+		s->partial |= xb_opt_isset(o, filters[i]);
 	return 0;
 }

@@ -24,6 +24,7 @@ typedef struct prepare_settings {
 	const char *stats_file; /* --stats-file: also write the statistics there as JSON, or NULL */
 	int force_recovery;     /* --innodb-force-recovery, limited to 1 (damaged pages left as copied) */
 	bool force_limited;     /* a value above 1 was asked for and limited to 1 */
+	bool partial;           /* a partial-backup option (--databases*, --tables*) was given: the backup is partial */
 } prepare_settings;
 
 /* Resolve the settings of --prepare (XB_E_USAGE naming what is wrong, e.g. no --target-dir). */
