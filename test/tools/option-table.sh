@@ -43,7 +43,6 @@ mariabackup --help 2>/dev/null | sed -nE 's/^  (-[a-zA-Z?], )?--([a-z0-9_-]+).*/
     compress) what="zstd instead of QuickLZ (files get .zst; mariabackup's .qp files are read by --decompress)" ;;
     compress-chunk-size) what="same (zstd chunks; default 1M instead of 64K)" ;;
     log-copy-interval) what="same (default 50 ms instead of 1 s)" ;;
-    databases-exclude) what="accepted for names that are not databases of the server (Galera's SST script passes lost+found); refused otherwise until partial backups are implemented" ;;
     esac
     printf '| `--%s` | %s |\n' "$name" "$what"
 done
