@@ -118,11 +118,12 @@ if [[ $PUT_KIND == xtrabackup ]]; then
 fi
 prep_run mariabackup "$T/b1-oracle"
 assert_ok "$PREP_RC" "$PREP_ERR" "mariabackup prepares the --databases backup"
+rm -rf "${T:?}/b1-oracle"
 restore_partial "$T/b1" r1 "bank|churn"
 assert_eq "$SRC_SUMS" "$(sums r1)" "restored --databases backup: checksums of shop and my-db"
 sql r1 "SELECT COUNT(*) FROM bank.accounts" > "$T/r1.bank" 2>&1 && fail "bank.accounts exists on the restored partial backup"
 assert_contains "$T/r1.bank" "doesn't exist" "bank.accounts on the restored partial backup"
-server_stop r1
+server_stop r1; rm -rf "${T:?}/r1"   # disk space: the rest of the run does not need it
 
 # ---------------------------------------------------------------- 2. --tables
 log "--- 2. --tables: a regex list, a partitioned table"
@@ -132,6 +133,7 @@ expect "--tables" "$T/b2" shop/orders.frm shop/orders.ibd shop/p#P#p0.ibd shop/p
     shop/p#P#p3.ibd shop/p.frm shop/p.par
 prep_run "$PUT" "$T/b2"
 assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares the --tables backup"
+rm -rf "${T:?}/b2"
 
 # ---------------------------------------------------------------- 3. the files
 log "--- 3. --tables-file and --databases-file"
@@ -154,7 +156,7 @@ prep_run "$PUT" "$T/b4"
 assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares the exclusion backup"
 restore_partial "$T/b4" r4 "bank|churn"
 assert_eq "$(sums src | grep -v '^shop\.\(ar\|msg\) ')" "$(sums r4)" "restored exclusion backup: checksums"
-server_stop r4
+server_stop r4; rm -rf "${T:?}/r4"
 
 # ---------------------------------------------------------------- 5. xbstream
 log "--- 5. a partial backup streamed as xbstream"
@@ -169,7 +171,7 @@ prep_run "$PUT" "$T/b5"
 assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares the streamed partial backup"
 restore_partial "$T/b5" r5 "bank|churn|my@002ddb"
 assert_eq "$(grep '^shop\.' <<< "$SRC_SUMS")" "$(sums r5)" "restored streamed backup: checksums of shop"
-server_stop r5
+server_stop r5; rm -rf "${T:?}/r5"
 
 # ---------------------------------------------------------------- 6. incremental
 log "--- 6. a partial incremental on a partial full backup"
@@ -182,7 +184,7 @@ assert_contains "$T/i6/xtrabackup_info" '^partial = Y$' "incremental: xtrabackup
 inc_prepare_chain "$PUT" "$T/b1-base" "$T/i6"
 restore_partial "$T/b1-base" r6 "bank|churn"
 assert_eq "$SRC_SUMS6" "$(sums r6)" "restored partial incremental chain: checksums"
-server_stop r6
+server_stop r6; rm -rf "${T:?}/r6"
 
 # ---------------------------------------------------------------- 7. mariabackup's
 log "--- 7. ours prepares mariabackup's partial backup"
@@ -192,7 +194,7 @@ prep_run "$PUT" "$T/b7"
 assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares mariabackup's partial backup"
 restore_partial "$T/b7" r7 "bank|churn"
 assert_eq "$SRC_SUMS6" "$(sums r7)" "restored mariabackup's partial backup: checksums"
-server_stop r7
+server_stop r7; rm -rf "${T:?}/r7"
 
 # ---------------------------------------------------------------- 8. errors
 log "--- 8. bad input"
