@@ -10,7 +10,8 @@
  * database directory, chosen by extension (engine-hooks/filerules.c); Aria
  * tables and the log tables (mysql.general_log, mysql.slow_log), which keep
  * changing until commits are blocked, are marked for copying under
- * BLOCK_COMMIT. The Aria control file and logs are chosen there, by arialogs.c. Binary and relay logs, the temporary
+ * BLOCK_COMMIT. An empty database directory gets an empty db.opt, so the
+ * database is in the backup. The Aria control file and logs are chosen there, by arialogs.c. Binary and relay logs, the temporary
  * tablespace, pid and socket files are not part of a backup.
  */
 #include "backup_int.h"
@@ -24,6 +25,7 @@
 
 #include "common/log.h"
 #include "common/tablefilter.h"
+#include "info/metafile.h"
 #include "filerules.h"
 #include "innodb/inventory.h"
 #include "common/path.h"
@@ -164,7 +166,10 @@ static int db_other(backup_ctx *c, const char *db, const char *path, bfile_list 
 		return errno == ENOENT ? 0 : xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", path, strerror(errno));
 	struct dirent *e;
 	int rc = 0;
+	bool empty = true;
 	while (!rc && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = false;
 		int kind = filerule_classify(e->d_name);
 		if ((kind == FR_ARIA || kind == FR_PLAIN) && !scan_skip(c, db, e->d_name)) {
 			char src[4096], rel[4096];
@@ -178,6 +183,13 @@ static int db_other(backup_ctx *c, const char *db, const char *path, bfile_list 
 		}
 	}
 	closedir(d);
+	if (!rc && empty) {
+		/* an empty database directory: an empty db.opt keeps it in the backup, as mariabackup does */
+		char rel[4096];
+		xb_text none = {0};
+		if (!(rc = xb_path_join(rel, sizeof rel, db, "db.opt", err)))
+			rc = xb_metafile_put(c->meta_sink, rel, &none, err);
+	}
 	return rc;
 }
 

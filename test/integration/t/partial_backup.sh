@@ -19,7 +19,8 @@
 #      db.opt, no mysql/, every partition, no MyISAM/Aria file of shop.
 #   3. --tables-file (one name with the filename encoding) and
 #      --databases-file: the exact files.
-#   4. --databases-exclude="bank churn" --tables-exclude=REGEX: everything but.
+#   4. --databases-exclude="bank churn" --tables-exclude=REGEX: everything but;
+#      an empty database directory is kept as an empty db.opt.
 #   5. --stream=xbstream --databases=...: extracted, the same files, prepared.
 #   6. a partial incremental on a partial full backup, prepared by ours:
 #      checksums.
@@ -53,6 +54,7 @@ sql src "CREATE DATABASE shop; USE shop;
          CREATE TABLE \`my-db\`.t2 (id INT PRIMARY KEY) ENGINE=InnoDB;
          INSERT INTO \`my-db\`.t2 SELECT seq FROM seq_1_to_100;" || fail "setup failed"
 xb_load src --accounts=2000 setup || fail "xb_load setup failed"
+mkdir "$(datadir_of src)/emptydb"   # a database directory without a file: kept with an empty db.opt
 STOP=$T/stop
 xb_load src --accounts=2000 --threads=2 --seconds=600 --stop-file="$STOP" transfer > "$T/load.out" 2>&1 &
 bg_track $!
@@ -151,7 +153,8 @@ log "--- 4. --databases-exclude and --tables-exclude"
 xb_backup src "$T/b4" --databases-exclude="bank churn" '--tables-exclude=^shop[.](ar|msg)$'
 assert_ok "$XB_RC" "$XB_ERR" "exclusion backup"
 expect "exclusions" "$T/b4" shop/db.opt shop/orders.frm shop/orders.ibd shop/p#P#p0.ibd shop/p#P#p1.ibd \
-    shop/p#P#p2.ibd shop/p#P#p3.ibd shop/p.frm shop/p.par "${MYDB[@]}" mysql/ performance_schema/ sys/
+    shop/p#P#p2.ibd shop/p#P#p3.ibd shop/p.frm shop/p.par "${MYDB[@]}" mysql/ performance_schema/ sys/ emptydb/db.opt
+[[ -s $T/b4/emptydb/db.opt ]] && fail "emptydb/db.opt is not empty"
 prep_run "$PUT" "$T/b4"
 assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares the exclusion backup"
 restore_partial "$T/b4" r4 "bank|churn"
