@@ -131,8 +131,9 @@ server_stop r1; rm -rf "${T:?}/r1"   # disk space: the rest of the run does not 
 log "--- 2. --tables: a regex list, a partitioned table"
 xb_backup src "$T/b2" '--tables=^shop[.]orders$,shop[.]p$'
 assert_ok "$XB_RC" "$XB_ERR" "--tables backup"
+# (--tables leaves no database out as a whole: the empty one is kept, as its db.opt)
 expect "--tables" "$T/b2" shop/orders.frm shop/orders.ibd shop/p#P#p0.ibd shop/p#P#p1.ibd shop/p#P#p2.ibd \
-    shop/p#P#p3.ibd shop/p.frm shop/p.par
+    shop/p#P#p3.ibd shop/p.frm shop/p.par emptydb/db.opt
 prep_run "$PUT" "$T/b2"
 assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares the --tables backup"
 rm -rf "${T:?}/b2"
