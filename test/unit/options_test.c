@@ -590,13 +590,15 @@ static void test_later_options_refused(void)
 	write_cnf("[client]\n");
 	xb_options o;
 	xb_error err;
-	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--databases=db1", "--target-dir=/x", NULL), XB_E_USAGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "--databases is not available in this version (command line)");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--export", "--target-dir=/x", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--export is not available in this version (command line)");
 	xb_options_free(&o);
 	/* loose- never hides an option that changes what the backup is */
-	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--loose-databases=db1", "--target-dir=/x", NULL),
-			XB_E_USAGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "--databases is not available in this version (command line)");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--loose-export", "--target-dir=/x", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--export is not available in this version (command line)");
+	xb_options_free(&o);
+	/* the partial-backup options are available */
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--databases=db1", "--tables=^db1[.]", "--target-dir=/x", NULL), 0);
 	xb_options_free(&o);
 	write_cnf("[xtrabackup]\nbackup\n");
 	CU_ASSERT_EQUAL(parse(&o, &err, NULL), XB_E_USAGE);
