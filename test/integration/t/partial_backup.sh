@@ -21,7 +21,8 @@
 #      --databases-file: the exact files.
 #   4. --databases-exclude="bank churn" --tables-exclude=REGEX: everything but;
 #      an empty database directory is kept as an empty db.opt.
-#   5. --stream=xbstream --databases=...: extracted, the same files, prepared.
+#   5. --stream=xbstream --compress --databases=...: extracted, the same files,
+#      prepared, restored; (ours) --stream=tar --encrypt --tables=...: the same.
 #   6. a partial incremental on a partial full backup, prepared by ours:
 #      checksums.
 #   7. ours prepares mariabackup's partial backup; the result restores.
@@ -176,6 +177,23 @@ assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares the streamed partial backup"
 restore_partial "$T/b5" r5 "bank|churn|my@002ddb"
 assert_eq "$(grep '^shop\.' <<< "$SRC_SUMS")" "$(sums r5)" "restored streamed backup: checksums of shop"
 server_stop r5; rm -rf "${T:?}/r5"
+
+if [[ $XB_KIND == xtrabackup ]]; then   # mariabackup 10.11 has no --encrypt
+    log "--- 5b. a partial backup streamed as tar, encrypted"
+    (umask 077; openssl rand -hex 32 > "$T/key")
+    mkdir -p "$T/b5b"
+    xb_run --defaults-file="$(cnf_of src)" --backup --stream=tar --target-dir="$T/b5btmp" \
+        '--tables=^shop[.](orders|p)$' --encrypt=AES256 --encrypt-key-file="$T/key"
+    assert_ok "$XB_RC" "$XB_ERR" "tar, encrypted partial backup"
+    tar -xf "$XB_OUT" -C "$T/b5b" || fail "tar -x of the partial backup failed"
+    "$PUT" --decrypt=AES256 --encrypt-key-file="$T/key" --remove-original --target-dir="$T/b5b" > "$T/b5b.dec" 2>&1 \
+        || { cat "$T/b5b.dec" >&2; fail "--decrypt failed"; }
+    expect "tar, encrypted" "$T/b5b" shop/orders.frm shop/orders.ibd shop/p#P#p0.ibd shop/p#P#p1.ibd shop/p#P#p2.ibd \
+        shop/p#P#p3.ibd shop/p.frm shop/p.par emptydb/db.opt
+    prep_run "$PUT" "$T/b5b"
+    assert_ok "$PREP_RC" "$PREP_ERR" "ours prepares the tar, encrypted partial backup"
+    rm -rf "${T:?}/b5b" "$XB_OUT"
+fi
 
 # ---------------------------------------------------------------- 6. incremental
 log "--- 6. a partial incremental on a partial full backup"
