@@ -85,6 +85,21 @@ void xb_manifest_put_foreign(xb_manifest *m, const char *name)
 		m->v[before].foreign = true;
 }
 
+bool xb_manifest_note_foreign(xb_manifest *m, size_t ours, const char *name)
+{
+	xb_manifest own = *m; /* a view of the backup's own entries */
+	own.n = ours;
+	if (!strcmp(name, XB_MANIFEST_FILE) || xb_manifest_find(&own, name))
+		return false;
+	size_t len = strlen(name);
+	for (size_t i = 0; i < ours; i++) /* a directory the backup wrote into */
+		if (!strncmp(m->v[i].path, name, len) && m->v[i].path[len] == '/')
+			return false;
+	size_t before = m->n;
+	xb_manifest_put_foreign(m, name);
+	return m->n > before;
+}
+
 bool xb_manifest_is_foreign(const xb_manifest *m, const char *rel)
 {
 	const char *slash = strchr(rel, '/');

@@ -97,6 +97,11 @@ void xb_manifest_put_pages(xb_manifest *m, const char *path, uint64_t size, uint
 /* Add a foreign entry (top-level name the backup did not write). */
 void xb_manifest_put_foreign(xb_manifest *m, const char *name);
 
+/* name, a top-level entry of the directory, as a foreign entry unless the
+ * manifest's own entries (its first `ours`, sorted) hold it or something
+ * below it; true when it was added. */
+bool xb_manifest_note_foreign(xb_manifest *m, size_t ours, const char *name);
+
 /* Is rel (a path in the backup) a foreign entry or below one? */
 bool xb_manifest_is_foreign(const xb_manifest *m, const char *rel);
 

@@ -276,17 +276,8 @@ typedef struct foreign_walk {
 static int note_foreign(void *ctx, const xb_dirent *e, xb_error *err)
 {
 	foreign_walk *w = ctx;
-	xb_manifest *m = w->m;
-	xb_manifest ours = *m; /* a view of the backup's own entries */
-	ours.n = w->ours;
-	const char *n = e->name;
-	if (!strcmp(n, XB_MANIFEST_FILE) || !strcmp(n, XB_CHECKPOINTS_FILE) || xb_manifest_find(&ours, n))
-		return 0;
-	size_t len = strlen(n);
-	for (size_t i = 0; i < ours.n; i++) /* a directory the backup wrote into */
-		if (!strncmp(m->v[i].path, n, len) && m->v[i].path[len] == '/')
-			return 0;
-	xb_manifest_put_foreign(m, n);
+	if (strcmp(e->name, XB_CHECKPOINTS_FILE))
+		xb_manifest_note_foreign(w->m, w->ours, e->name);
 	return 0;
 }
 

@@ -30,7 +30,9 @@
 #include "common/log.h"
 #include "common/path.h"
 #include "info/checkpoints.h"
+#include "info/manifest.h"
 #include "platform/clock.h"
+#include "platform/dir.h"
 #include "platform/file.h"
 #include "settings.h"
 #include "sink/sink_crypt.h"
@@ -207,6 +209,65 @@ static void warn_if_incomplete(const char *dir)
 		"(its completion marker is written last); do not restore it", dir);
 }
 
+/* The top-level names of the directory before the extraction. */
+typedef struct names {
+	char **v;
+	size_t n, cap;
+} names;
+
+static int note_name(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	names *l = ctx;
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 16;
+		char **nv = realloc(l->v, nc * sizeof *nv);
+		if (!nv)
+			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		l->v = nv, l->cap = nc;
+	}
+	if (!(l->v[l->n] = strdup(e->name)))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	l->n++;
+	return 0;
+}
+
+static void names_free(names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* What the directory held before the backup was extracted into it (the log
+ * the shell created for "2> DIR/backup.log"): foreign entries of the
+ * extracted manifest, as the backup makes them for a directory target, so
+ * that they are neither taken as damage nor restored. An encrypted manifest
+ * is left as it is. */
+static void claim_foreign(const char *dir, const names *pre)
+{
+	char path[PATH_MAX];
+	xb_manifest m;
+	xb_error e;
+	xb_err_clear(&e);
+	if (!pre->n || xb_path_join(path, sizeof path, dir, XB_MANIFEST_FILE, NULL) || access(path, F_OK) ||
+	    xb_manifest_read(dir, &m, &e))
+		return;
+	xb_manifest_sort(&m);
+	size_t ours = m.n, added = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < pre->n; i++)
+		if (!xb_manifest_is_foreign(&m, pre->v[i]) && xb_manifest_note_foreign(&m, ours, pre->v[i])) {
+			added++;
+			first = first ? first : pre->v[i];
+		}
+	if (added && !m.nomem && !xb_manifest_rewrite(dir, &m, &e))
+		xb_info("%zu entries of %s were there before the extraction (not checked later): %s%s", added, dir,
+			first, added > 1 ? ", ..." : "");
+	else if (added)
+		xb_warn("%s (its entries there before the extraction will be taken as extra files)", e.msg);
+	xb_manifest_free(&m);
+}
+
 int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 {
 	xbstream_settings s;
@@ -223,6 +284,8 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 	}
 	xb_info("xbstream: extracting stdin into %s%s%s%s", c.dir->name, workers > 1 ? " in parallel" : "",
 		c.decompress ? ", decompressing *.zst and *.qp" : "", c.decrypt ? ", decrypting *.xbcrypt" : "");
+	names pre = {0};
+	(void)xb_dir_each(c.dir->name, XB_DIR_MISSING_OK, note_name, &pre, NULL);
 	xbs_reader *r = xbs_reader_new(read_stdin, NULL, "stdin", err);
 	xbx_stats st;
 	memset(&st, 0, sizeof st);
@@ -233,8 +296,11 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err)
 	if (!rc)
 		rc = xb_sink_finish(c.dir, err); /* every file durable before completed OK! */
 	uint64_t written = c.dir ? c.dir->bytes_written : 0;
-	if (!rc && c.dir)
+	if (!rc && c.dir) {
 		warn_if_incomplete(c.dir->name);
+		claim_foreign(c.dir->name, &pre);
+	}
+	names_free(&pre);
 	xbs_reader_free(r);
 	xb_sink_free(c.chain);
 	xb_sink_free(c.dir);

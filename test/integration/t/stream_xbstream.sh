@@ -70,6 +70,16 @@ assert_ok "$PREP_RC" "$PREP_ERR" "mariabackup --prepare of our extracted stream"
 restore_prepared "$T/b_ours" dst
 assert_eq "$src_sums" "$(sums dst)" "tables restored from our stream"
 server_stop dst
+# extracted into a directory that already holds the backup's log (2> DIR/backup.log, as
+# MariaDB's suite does): a foreign entry of the extracted manifest, not damage
+mkdir -p "$T/b_log" && cp "$T/ours.err" "$T/b_log/backup_stream.log"
+"$XBSTREAM" -x -C "$T/b_log" < "$T/ours.xbs" 2> "$T/xlog.err" || { cat "$T/xlog.err"; fail "xbstream -x into a directory holding a log"; }
+assert_contains "$T/xlog.err" "1 entries of .* were there before the extraction \(not checked later\): backup_stream\.log" \
+    "xbstream -x: the log that was there is said"
+assert_contains "$T/b_log/xtrabackup_manifest.pmap" "^-------- - - - backup_stream\.log$" "xbstream -x: the log is a foreign entry"
+prep_run "$XB" "$T/b_log"
+assert_ok "$PREP_RC" "$PREP_ERR" "our --prepare of a stream extracted next to its log"
+rm -rf "$T/b_log"
 # the reader of the stream goes away: a clear error, not a death by SIGPIPE
 "$XB" --defaults-file="$src_CNF" --backup --stream=xbstream 2> "$T/epipe.err" < /dev/null | head -c 100000 > /dev/null
 rc=${PIPESTATUS[0]}
