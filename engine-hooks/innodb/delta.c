@@ -7,7 +7,8 @@
  * 16 KiB pages holds up to 4095 of them, 64 MiB, and most blocks of an
  * incremental backup hold a few). The reader reads a header page, then the
  * block's pages in pieces of at most READ_PAGES pages, so its memory does not
- * depend on the page size's block length.
+ * depend on the page size's block length. A run that the buffer holds only
+ * the start of moves that start to the front and reads the rest after it.
  */
 #include "delta.h"
 
@@ -22,7 +23,7 @@
 #include "common/bytes.h"
 #include "platform/file.h"
 
-#define READ_PAGES 64 /* pages the reader reads at a time */
+#define READ_PAGES INNODB_DELTA_RUN_MAX /* pages the reader reads at a time */
 
 static bool page_size_ok(uint32_t ps)
 {
@@ -289,7 +290,8 @@ static int read_at(innodb_delta_reader *r, void *buf, size_t len, uint64_t off, 
 	return 0;
 }
 
-int innodb_delta_reader_next(innodb_delta_reader *r, uint32_t *page_no, const uint8_t **page, xb_error *err)
+/* The current block has a page left to return (0), or the end (1), or an error. */
+static int block_ready(innodb_delta_reader *r, xb_error *err)
 {
 	int rc;
 	while (!r->started || r->i == r->n) {
@@ -297,7 +299,7 @@ int innodb_delta_reader_next(innodb_delta_reader *r, uint32_t *page_no, const ui
 			uint64_t end = r->block_off + ((uint64_t)r->n + 1) * r->ps;
 			if (end != r->size)
 				return damaged(r, end, "bytes follow the last block", err);
-			return 0;
+			return 1;
 		}
 		uint64_t off = r->started ? r->block_off + ((uint64_t)r->n + 1) * r->ps : 0;
 		if ((rc = read_at(r, r->hdr, r->ps, off, err)))
@@ -311,18 +313,65 @@ int innodb_delta_reader_next(innodb_delta_reader *r, uint32_t *page_no, const ui
 		r->buf_n = 0;
 		r->buf_first = 0;
 	}
-	if (r->i >= r->buf_first + r->buf_n) {
-		uint32_t want = r->n - r->i < READ_PAGES ? r->n - r->i : READ_PAGES;
-		uint64_t off = r->block_off + ((uint64_t)r->i + 1) * r->ps;
-		if ((rc = read_at(r, r->buf, (size_t)want * r->ps, off, err)))
-			return rc;
-		r->buf_first = r->i;
-		r->buf_n = want;
+	return 0;
+}
+
+static uint32_t page_no_at(const innodb_delta_reader *r, uint32_t i)
+{
+	return be32_get(r->hdr + 4 + 4 * (size_t)i);
+}
+
+/* buf holds the block's pages i .. i+count-1 (count <= READ_PAGES). */
+static int buffer_pages(innodb_delta_reader *r, uint32_t count, xb_error *err)
+{
+	uint32_t i = r->i;
+	if (i >= r->buf_first && i + count <= r->buf_first + r->buf_n)
+		return 0;
+	uint32_t keep = 0;
+	if (i >= r->buf_first && i < r->buf_first + r->buf_n) {
+		keep = r->buf_first + r->buf_n - i;
+		memmove(r->buf, r->buf + (size_t)(i - r->buf_first) * r->ps, (size_t)keep * r->ps);
 	}
-	*page_no = be32_get(r->hdr + 4 + 4 * (size_t)r->i);
+	uint32_t want = r->n - i < READ_PAGES ? r->n - i : READ_PAGES;
+	uint64_t off = r->block_off + ((uint64_t)i + keep + 1) * r->ps;
+	int rc = read_at(r, r->buf + (size_t)keep * r->ps, (size_t)(want - keep) * r->ps, off, err);
+	if (rc)
+		return rc;
+	r->buf_first = i;
+	r->buf_n = want;
+	return 0;
+}
+
+int innodb_delta_reader_next(innodb_delta_reader *r, uint32_t *page_no, const uint8_t **page, xb_error *err)
+{
+	int rc = block_ready(r, err);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if ((rc = buffer_pages(r, 1, err)))
+		return rc;
+	*page_no = page_no_at(r, r->i);
 	*page = r->buf + (size_t)(r->i - r->buf_first) * r->ps;
 	r->i++;
 	r->pages++;
+	return 1;
+}
+
+int innodb_delta_reader_next_run(innodb_delta_reader *r, uint32_t *first, uint32_t *count, const uint8_t **pages,
+				 xb_error *err)
+{
+	int rc = block_ready(r, err);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	uint32_t no = page_no_at(r, r->i), k = 1;
+	while (k < READ_PAGES && r->i + k < r->n && no + k != 0 && page_no_at(r, r->i + k) == no + k)
+		k++;
+	if ((rc = buffer_pages(r, k, err)))
+		return rc;
+	*first = no;
+	*count = k;
+	*pages = r->buf + (size_t)(r->i - r->buf_first) * r->ps;
+	r->i += k;
+	r->pages += k;
 	return 1;
 }
 

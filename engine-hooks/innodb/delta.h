@@ -19,6 +19,8 @@
  * scan or a list of pages, does not matter. The reader walks a delta file
  * block by block with a bounded buffer and checks what it can: the magic,
  * page numbers, a file that ends inside a block or goes on after the last.
+ * It hands out one page at a time, or runs of consecutive page numbers (one
+ * write each for the applier).
  */
 #ifndef XB_INNODB_DELTA_H
 #define XB_INNODB_DELTA_H
@@ -100,6 +102,16 @@ innodb_delta_reader *innodb_delta_reader_open(const char *path, uint32_t page_si
  * that ends inside a block or has bytes after the last one (naming the file
  * and the offset), XB_E_IO_READ when reading fails. */
 int innodb_delta_reader_next(innodb_delta_reader *r, uint32_t *page_no, const uint8_t **page, xb_error *err);
+
+/* The next run of pages with consecutive numbers, contiguous in memory (they
+ * are contiguous in the block too): returns 1 with *first (the first page's
+ * number), *count (1 to INNODB_DELTA_RUN_MAX) and *pages (count * page_size
+ * bytes, valid until the next call), 0 at the end, or an error code as
+ * innodb_delta_reader_next() gives. A run never spans two blocks; runs and
+ * single pages may be taken in turn. */
+#define INNODB_DELTA_RUN_MAX 64
+int innodb_delta_reader_next_run(innodb_delta_reader *r, uint32_t *first, uint32_t *count, const uint8_t **pages,
+				 xb_error *err);
 
 /* Pages returned so far. */
 uint64_t innodb_delta_reader_pages(const innodb_delta_reader *r);

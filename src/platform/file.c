@@ -2,8 +2,9 @@
  * file.c - the file layer on Linux (see file.h): O_DIRECT, renameat2 with
  * RENAME_NOREPLACE, copy_file_range, sync_file_range, lseek SEEK_DATA /
  * SEEK_HOLE, O_TMPFILE, posix_fadvise, fallocate (FALLOC_FL_KEEP_SIZE),
- * fstatvfs and O_DIRECTORY. Each falls back the
- * way file.h says when the kernel or the file system does not support it.
+ * fstatvfs and O_DIRECTORY; fstat, ftruncate and unlink for the rest. Each
+ * falls back the way file.h says when the kernel or the file system does not
+ * support it.
  */
 #include "platform/file.h"
 
@@ -238,6 +239,22 @@ bool xb_file_stamp_same(const xb_file_stamp *a, const xb_file_stamp *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
 	       a->ctime_ns == b->ctime_ns;
+}
+
+off_t xb_file_size(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) ? -1 : st.st_size;
+}
+
+int xb_file_truncate(int fd, off_t size)
+{
+	return ftruncate(fd, size);
+}
+
+int xb_file_remove(const char *path)
+{
+	return unlink(path);
 }
 
 int xb_dir_sync(const char *path)

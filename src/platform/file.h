@@ -5,8 +5,8 @@
  * without replacing, in-kernel copies,
  * starting write-back early, finding the data runs of a sparse file,
  * unnamed temporary files, access-pattern advice, reserving the disk space
- * of a range before writing it, the free space of a file system, and opening
- * a directory to fsync it. Each call says what it does when the system or file system
+ * of a range before writing it, the free space of a file system, a file's
+ * size (read and set), removing a name, and opening a directory to fsync it. Each call says what it does when the system or file system
  * cannot: the caller gets a plain fallback (a cached open, a copy through a
  * buffer, the whole file as data) rather than an error, except where the
  * guarantee itself is the point (a rename that must not replace). Return
@@ -122,6 +122,17 @@ int xb_dir_open(int dir_fd, const char *name, bool nofollow);
  * read it back (fdatasync) when data_only, everything (fsync) otherwise.
  * 0, or -1 with errno. */
 int xb_file_sync(int fd, bool data_only);
+
+/* The size of fd's file in bytes; -1 with errno. */
+off_t xb_file_size(int fd);
+
+/* Set the size of fd's file to size bytes (cut, or extended with zeros that
+ * take no disk blocks where the file system allows holes). 0, or -1 with errno. */
+int xb_file_truncate(int fd, off_t size);
+
+/* Remove the name path (a file, not a directory). 0, or -1 with errno
+ * (ENOENT when there is no such name). */
+int xb_file_remove(const char *path);
 
 /* fsync a directory, so that names created, renamed or removed in it last. */
 int xb_dir_sync(const char *path);

@@ -156,6 +156,71 @@ static void test_round_trips(void)
 	round_trip(2 * max);
 }
 
+/* Runs of consecutive page numbers: one piece of memory each, cut at 64
+ * pages, at a gap and at a block's end; single pages taken in between. */
+static void test_runs(void)
+{
+	uint32_t max = innodb_delta_block_pages(PS), n = 0;
+	uint32_t *nos = malloc((max + 300) * sizeof *nos);
+	for (uint32_t i = 0; i < 100; i++)
+		nos[n++] = i;            /* 0..99: runs of 64 and 36 */
+	nos[n++] = 200, nos[n++] = 201, nos[n++] = 203;
+	for (uint32_t no = 5000; n < max + 150; no++)
+		nos[n++] = no;           /* consecutive across the end of the first block */
+	out o = {0};
+	xb_error err = {0};
+	innodb_delta_writer *w = innodb_delta_writer_new(PS, emit, &o, &err);
+	for (uint32_t i = 0; i < n; i++)
+		CU_ASSERT_FATAL(innodb_delta_writer_add(w, nos[i], pg(i), &err) == 0);
+	CU_ASSERT_FATAL(innodb_delta_writer_finish(w, &err) == 0);
+	innodb_delta_writer_free(w);
+	char path[] = "/tmp/xb_delta_test.XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	write_file(path, o.b, o.n);
+	innodb_delta_reader *r = innodb_delta_reader_open(path, PS, &err);
+	CU_ASSERT_FATAL(r != NULL);
+	uint32_t got = 0, first, count, runs = 0, singles = 0;
+	const uint8_t *p;
+	int rc;
+	for (int step = 0;; step++) {
+		if (step == 4 || step == 11) { /* a single page: the next run starts inside the buffer */
+			if ((rc = innodb_delta_reader_next(r, &first, &p, &err)) != 1)
+				break;
+			count = 1, singles++;
+		} else if ((rc = innodb_delta_reader_next_run(r, &first, &count, &p, &err)) != 1) {
+			break;
+		} else {
+			runs++;
+		}
+		CU_ASSERT_FATAL(count >= 1 && count <= INNODB_DELTA_RUN_MAX && got + count <= n);
+		for (uint32_t k = 0; k < count; k++) {
+			CU_ASSERT_EQUAL(first + k, nos[got + k]);
+			CU_ASSERT_EQUAL(memcmp(p + (size_t)k * PS, pg(got + k), PS), 0);
+		}
+		if (got == 0)
+			CU_ASSERT_EQUAL(count, 64);
+		if (got == 64)
+			CU_ASSERT_EQUAL(count, 36);
+		if (got == 100)
+			CU_ASSERT_EQUAL(count, 2); /* 200, 201: 203 is not next */
+		CU_ASSERT(got >= max || got + count <= max); /* never across a block */
+		if (got < max && got + count == max)
+			CU_ASSERT_EQUAL(nos[max], first + count); /* cut by the block, not by the numbers */
+		got += count;
+	}
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(got, n);
+	CU_ASSERT_EQUAL(singles, 2);
+	CU_ASSERT(runs < n / 32);
+	CU_ASSERT_EQUAL(innodb_delta_reader_pages(r), n);
+	innodb_delta_reader_close(r);
+	unlink(path);
+	free(o.b);
+	free(nos);
+}
+
 /* A damaged delta is refused with the file and offset. */
 static void test_damaged(void)
 {
@@ -227,6 +292,7 @@ int main(void)
 	CU_add_test(s, ".meta text", test_meta);
 	CU_add_test(s, "a delta with no page", test_empty);
 	CU_add_test(s, "round trips, full and partial blocks", test_round_trips);
+	CU_add_test(s, "runs of consecutive pages", test_runs);
 	CU_add_test(s, "damaged deltas", test_damaged);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
