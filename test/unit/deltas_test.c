@@ -215,7 +215,7 @@ static void test_apply(void)
 	xb_error err;
 	CU_ASSERT_FATAL(deltas_plan_build(inc, &p, &err) == 0);
 	deltas_stats st;
-	int rc = deltas_apply(&p, tgt, NULL, NULL, &st, &err);
+	int rc = deltas_apply(&p, tgt, NULL, 2, NULL, &st, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
 	CU_ASSERT_FATAL(rc == 0);
@@ -240,7 +240,7 @@ static void test_apply(void)
 	CU_ASSERT_EQUAL(n, (size_t)fsp * PS);
 	CU_ASSERT(memcmp(c, s23, 2 * PS) == 0);
 	/* applied again: the same bytes */
-	CU_ASSERT_FATAL(deltas_apply(&p, tgt, NULL, NULL, &st, &err) == 0);
+	CU_ASSERT_FATAL(deltas_apply(&p, tgt, NULL, 2, NULL, &st, &err) == 0);
 	CU_ASSERT(st.renamed == 0 && st.created == 0 && st.moved_aside == 0 && st.deleted == 0);
 	uint8_t *a2 = get_file("tgt/db/a.ibd", &n);
 	CU_ASSERT(a2 && n == (size_t)fsp * PS && memcmp(a, a2, n) == 0);
@@ -265,7 +265,7 @@ static void test_system_by_name(void)
 	CU_ASSERT_FATAL(deltas_plan_build(inc, &p, &err) == 0);
 	deltas_stats st;
 	/* the target has no undo001: refused, naming it */
-	CU_ASSERT(deltas_apply(&p, tgt, NULL, NULL, &st, &err) == XB_E_MISSING_FILE);
+	CU_ASSERT(deltas_apply(&p, tgt, NULL, 2, NULL, &st, &err) == XB_E_MISSING_FILE);
 	CU_ASSERT(strstr(err.msg, "undo001") != NULL);
 	deltas_plan_free(&p);
 	free(s20);

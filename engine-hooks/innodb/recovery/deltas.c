@@ -6,20 +6,28 @@
  * incremental. The apply keeps the target's tablespace files as the
  * inventory found them (name, space id) in an array it updates as it
  * renames, moves aside and creates files, so a later delta finds a file
- * where an earlier one put it, whatever order the deltas come in.
+ * where an earlier one put it, whatever order the deltas come in. Every
+ * delta is resolved so first, on the calling thread; then the pages are
+ * written on the parallel executor, one file per job (the system
+ * tablespace's files in one job, in order: page 0 of the first may extend
+ * the last), each run of consecutive pages in one write, each file fsynced
+ * by its job; the directories whose names changed are fsynced at the end.
+ * A copy of a whole file is staged (dst.xbtmp written, its write-back
+ * started) and committed (fsynced, renamed) in two calls, so a caller can
+ * stage many files before it waits for any; staging can keep a dst that
+ * already holds the source's bytes.
  */
 #include "innodb/recovery/deltas.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/bytes.h"
 #include "common/log.h"
+#include "common/parallel.h"
 #include "common/path.h"
 #include "info/markers.h"
 #include "innodb/inventory.h"
@@ -33,6 +41,8 @@
 #define TMP_SUFFIX ".xbtmp"
 #define INITIAL_PAGES 4                          /* the server's size of a new tablespace file, in pages */
 #define COPY_BUF (1u << 20)
+#define WRITEBACK_PAGES 256                      /* pages written between two starts of write-back */
+#define PREFETCH_BYTES ((off_t)64 << 20)         /* of a delta a worker takes next, read ahead */
 
 /* ---------------------------------------------------------------- plan */
 
@@ -290,6 +300,7 @@ typedef struct tfile {
 	char *rel;          /* its name now (NULL: deleted) */
 	uint32_t id;        /* space id from page 0 */
 	bool identified;    /* page 0 gave the id */
+	bool claimed;       /* a delta of the plan resolved to it */
 	inv_kind kind;      /* what the inventory found it to be */
 	uint64_t first_page; /* INV_SYSTEM: its first page */
 } tfile;
@@ -300,6 +311,18 @@ typedef struct applier {
 	size_t n, cap;
 	uint32_t logical;   /* the server's page size */
 	deltas_stats *st;
+	char **dirs;        /* directories (relative, "" the target) whose names changed */
+	size_t ndirs;
+	/* the writing of the pages, once every delta is resolved */
+	const deltas_plan *p;
+	size_t *order;      /* the plan's deltas: the system tablespace's first, then the others */
+	size_t norder;
+	size_t nsys;        /* how many of order are the system tablespace's (one job, in order) */
+	size_t *tf;         /* per plan entry: index in f of its file */
+	uint64_t *pages;    /* per plan entry: pages written */
+	bool *done;         /* per plan entry: applied and fsynced */
+	bool (*after_file)(void);
+	int threads;        /* workers writing pages */
 } applier;
 
 static tfile *by_rel(applier *a, const char *rel)
@@ -328,6 +351,7 @@ static int tfile_add(applier *a, const char *rel, uint32_t id, bool identified, 
 		a->f = v, a->cap = cap;
 	}
 	tfile *t = &a->f[a->n];
+	memset(t, 0, sizeof *t);
 	if (!(t->rel = strdup(rel)))
 		return -1;
 	t->id = id, t->identified = identified, t->kind = kind, t->first_page = first;
@@ -342,6 +366,24 @@ static int set_rel(tfile *t, const char *rel, xb_error *err)
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	free(t->rel);
 	t->rel = s;
+	return 0;
+}
+
+/* The directory of rel (a name in it changed) is fsynced at the end. */
+static int touched(applier *a, const char *rel, xb_error *err)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t len = slash ? (size_t)(slash - rel) : 0;
+	for (size_t i = 0; i < a->ndirs; i++)
+		if (strlen(a->dirs[i]) == len && !strncmp(a->dirs[i], rel, len))
+			return 0;
+	char **v = realloc(a->dirs, (a->ndirs + 1) * sizeof *v);
+	if (!v)
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	a->dirs = v;
+	if (!(v[a->ndirs] = strndup(rel, len)))
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	a->ndirs++;
 	return 0;
 }
 
@@ -365,10 +407,14 @@ static int move(applier *a, tfile *t, const char *to, xb_error *err)
 		rc = xb_path_join(to_p, sizeof to_p, a->target, to, err);
 	if (!rc)
 		rc = db_dir(a, to, err);
+	if (!rc)
+		rc = touched(a, t->rel, err);
+	if (!rc)
+		rc = touched(a, to, err);
 	if (rc)
 		return rc;
 	xb_info("Renaming %s to %s", from_p, to_p);
-	if (rename(from_p, to_p))
+	if (xb_file_rename(XB_FILE_CWD, from_p, XB_FILE_CWD, to_p, true))
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", from_p, to_p, strerror(errno));
 	return set_rel(t, to, err);
 }
@@ -376,21 +422,23 @@ static int move(applier *a, tfile *t, const char *to, xb_error *err)
 /* The file size at least bytes (never shrunk). */
 static int extend_to(int fd, const char *path, uint64_t bytes, xb_error *err)
 {
-	struct stat st;
-	if (fstat(fd, &st))
+	off_t size = xb_file_size(fd);
+	if (size < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", path, strerror(errno));
-	if ((uint64_t)st.st_size >= bytes)
+	if ((uint64_t)size >= bytes)
 		return 0;
-	if (ftruncate(fd, (off_t)bytes))
+	if (xb_file_truncate(fd, (off_t)bytes))
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot extend %s to %llu bytes: %s", path,
 				  (unsigned long long)bytes, strerror(errno));
 	return 0;
 }
 
-/* The file the delta of it goes to (path filled), found or made as deltas.h says. */
-static int resolve(applier *a, const deltas_item *it, char *path, size_t n, tfile **out, xb_error *err)
+/* The file the delta of it goes to (its index in a->f into *out), found or
+ * made as deltas.h says. */
+static int resolve(applier *a, const deltas_item *it, size_t *out, xb_error *err)
 {
-	int rc = xb_path_join(path, n, a->target, it->name, err);
+	char path[4096];
+	int rc = xb_path_join(path, sizeof path, a->target, it->name, err);
 	if (rc)
 		return rc;
 	tfile *at = by_rel(a, it->name);
@@ -400,11 +448,11 @@ static int resolve(applier *a, const deltas_item *it, char *path, size_t n, tfil
 		if (!at)
 			return xb_err_set(err, XB_E_MISSING_FILE, "%s has no %s for the incremental's %s", a->target,
 					  it->name, it->src);
-		*out = at;
+		*out = (size_t)(at - a->f);
 		return 0;
 	}
 	if (at && at->identified && (at->id == id || id == INNODB_DELTA_NO_SPACE)) {
-		*out = at;
+		*out = (size_t)(at - a->f);
 		return 0;
 	}
 	if (at && at->identified) {
@@ -418,7 +466,9 @@ static int resolve(applier *a, const deltas_item *it, char *path, size_t n, tfil
 		a->st->moved_aside++;
 	} else if (at) {
 		/* no valid page 0: no tablespace the incremental can know */
-		if (unlink(path) && errno != ENOENT)
+		if ((rc = touched(a, it->name, err)))
+			return rc;
+		if (xb_file_remove(path) && errno != ENOENT)
 			return xb_err_set(err, XB_E_IO_WRITE, "cannot delete %s: %s", path, strerror(errno));
 		free(at->rel);
 		at->rel = NULL;
@@ -427,18 +477,22 @@ static int resolve(applier *a, const deltas_item *it, char *path, size_t n, tfil
 		return xb_err_set(err, XB_E_BACKUP_DAMAGED, "%s: the .meta gives no space_id, so the tablespace cannot be "
 				  "matched in %s", it->src, a->target);
 	tfile *t = by_id(a, id);
+	if (t && t->claimed) {
+		xb_err_set(err, XB_E_BACKUP_DAMAGED, "%s and the delta of %s are both of space %u", it->src, t->rel, id);
+		return xb_err_hint(err, "take the incremental backup again");
+	}
 	if (t) {
 		if ((rc = move(a, t, it->name, err)))
 			return rc;
 		a->st->renamed++;
-		*out = t;
+		*out = (size_t)(t - a->f);
 		return 0;
 	}
 	/* a tablespace the target does not have: created as the server would */
-	if ((rc = db_dir(a, it->name, err)))
+	if ((rc = db_dir(a, it->name, err)) || (rc = touched(a, it->name, err)))
 		return rc;
 	xb_info("Creating %s (space %u)", path, id);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_TRUNC, 0640, NULL);
 	if (fd < 0)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", path, strerror(errno));
 	rc = extend_to(fd, path, (uint64_t)INITIAL_PAGES * a->logical, err);
@@ -448,7 +502,7 @@ static int resolve(applier *a, const deltas_item *it, char *path, size_t n, tfil
 	if (tfile_add(a, it->name, id, true, INV_TABLE, 0))
 		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	a->st->created++;
-	*out = &a->f[a->n - 1];
+	*out = a->n - 1;
 	return 0;
 }
 
@@ -481,68 +535,148 @@ static int size_from_page0(applier *a, tfile *t, int fd, const char *path, const
 	int rc = xb_path_join(lp, sizeof lp, a->target, last->rel, err);
 	if (rc)
 		return rc;
-	int lfd = open(lp, O_WRONLY | O_CLOEXEC);
+	int lfd = xb_file_open(XB_FILE_CWD, lp, XB_FILE_WRITE, 0, NULL);
 	if (lfd < 0)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot open %s: %s", lp, strerror(errno));
 	rc = extend_to(lfd, lp, (pages - last->first_page) * ps, err);
-	if (!rc && fsync(lfd))
+	if (!rc && xb_file_sync(lfd, false))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", lp, strerror(errno));
 	close(lfd);
 	return rc;
 }
 
-static int apply_one(applier *a, const deltas_item *it, xb_error *err)
+/* The pages of plan entry i written to its file (each run of consecutive
+ * pages in one write), then fsynced; on worker `worker`. */
+static int apply_file(applier *a, xb_parallel *pp, size_t i, int worker, xb_error *err)
 {
+	const deltas_item *it = &a->p->v[i];
+	tfile *t = &a->f[a->tf[i]];
 	char path[4096];
-	tfile *t = NULL;
-	int rc = resolve(a, it, path, sizeof path, &t, err);
+	int rc = xb_path_join(path, sizeof path, a->target, it->name, err);
 	if (rc)
 		return rc;
 	innodb_delta_reader *r = innodb_delta_reader_open(it->src, it->meta.page_size, err);
 	if (!r)
 		return err ? err->code : XB_E_IO_READ;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_RDWR, 0, NULL);
 	if (fd < 0) {
 		innodb_delta_reader_close(r);
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot open %s: %s", path, strerror(errno));
 	}
-	xb_info("Applying %s to %s", it->src, path);
-	uint32_t ps = it->meta.page_size, page_no;
+	xb_log(worker, "Applying %s to %s", it->src, path);
+	uint32_t ps = it->meta.page_size, first, count, unwritten = 0;
+	uint64_t pages = 0;
 	const uint8_t *pg;
-	while ((rc = innodb_delta_reader_next(r, &page_no, &pg, err)) == 1) {
-		if (page_no == 0 && (rc = size_from_page0(a, t, fd, path, pg, ps, err)))
-			break;
-		if (xb_file_pwrite_all(fd, pg, ps, (off_t)page_no * ps)) {
-			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write page %u of %s: %s", page_no, path,
-					strerror(errno));
+	while ((rc = innodb_delta_reader_next_run(r, &first, &count, &pg, err)) == 1) {
+		if (pp && xb_parallel_stopping(pp)) {
+			rc = XB_E_INTERNAL; /* another file failed: its error is the run's */
 			break;
 		}
-		a->st->pages++;
-		a->st->bytes += ps;
+		if (first == 0 && (rc = size_from_page0(a, t, fd, path, pg, ps, err)))
+			break;
+		if (xb_file_pwrite_all(fd, pg, (size_t)count * ps, (off_t)first * ps)) {
+			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write pages %u to %u of %s: %s", first,
+					first + count - 1, path, strerror(errno));
+			break;
+		}
+		pages += count;
+		if ((unwritten += count) >= WRITEBACK_PAGES) {
+			xb_file_writeback(fd, 0, 0); /* the fsync below then has less left to wait for */
+			unwritten = 0;
+		}
 	}
-	if (!rc && fsync(fd))
+	if (!rc && xb_file_sync(fd, false))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", path, strerror(errno));
 	close(fd);
 	innodb_delta_reader_close(r);
-	if (!rc)
-		a->st->files++;
-	return rc;
+	a->pages[i] = pages;
+	if (rc)
+		return rc;
+	a->done[i] = true;
+	if (a->after_file && a->after_file())
+		return xb_err_set(err, XB_E_IO_WRITE, "applying %s: injected fault", it->src);
+	return 0;
 }
 
-int deltas_copy_file(const char *src, const char *dst, uint64_t *bytes, xb_error *err)
+/* Start reading the first PREFETCH_BYTES of the delta at path (best effort). */
+static void prefetch(const char *path)
 {
-	char tmp[4200];
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", dst, TMP_SUFFIX) >= sizeof tmp)
-		return xb_err_set(err, XB_E_USAGE, "path too long: %s", dst);
-	int in = open(src, O_RDONLY | O_CLOEXEC);
+	int fd = xb_file_open(XB_FILE_CWD, path, XB_FILE_READ, 0, NULL);
+	if (fd >= 0) {
+		xb_file_advise(fd, 0, PREFETCH_BYTES, XB_ADVISE_WILLNEED);
+		close(fd);
+	}
+}
+
+/* Job 0 is the system tablespace's files, in order (page 0 of the first may
+ * extend the last); every other job one file. */
+static int apply_job(xb_parallel *pp, void *ctx, size_t j, int worker, void *wstate, xb_error *err)
+{
+	(void)wstate;
+	applier *a = ctx;
+	size_t from = j, to = j + 1;
+	if (a->nsys)
+		from = j ? a->nsys + j - 1 : 0, to = j ? from + 1 : a->nsys;
+	/* the file a worker takes next is read ahead meanwhile */
+	size_t ahead = to - 1 + (size_t)a->threads;
+	if (ahead < a->norder && ahead >= to)
+		prefetch(a->p->v[a->order[ahead]].src);
+	for (size_t k = from; k < to; k++) {
+		int rc = apply_file(a, pp, a->order[k], worker, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Do the files in and dst_fd hold the same bytes (both size bytes long)? */
+static int same_bytes(int in, const char *src, int dst_fd, const char *dst, off_t size, uint8_t *buf, bool *same,
+		      xb_error *err)
+{
+	const size_t half = COPY_BUF / 2;
+	*same = false;
+	for (off_t off = 0; off < size;) {
+		ssize_t a = xb_file_pread_all(in, buf, half, off);
+		if (a < 0)
+			return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", src, strerror(errno));
+		ssize_t b = xb_file_pread_all(dst_fd, buf + half, half, off);
+		if (b < 0)
+			return xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", dst, strerror(errno));
+		if (a != b || !a || memcmp(buf, buf + half, (size_t)a))
+			return 0;
+		off += a;
+	}
+	*same = true;
+	return 0;
+}
+
+static int stage_file(const char *src, const char *tmp, bool keep_same, const char *dst, bool *same,
+		      uint64_t *bytes, xb_error *err)
+{
+	int in = xb_file_open(XB_FILE_CWD, src, XB_FILE_READ, 0, NULL);
 	if (in < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", src, strerror(errno));
-	int rc = 0, out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	char *buf = malloc(COPY_BUF);
-	if (out < 0 || !buf)
-		rc = out < 0 ? xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno))
-			     : xb_err_set(err, XB_E_INTERNAL, "out of memory");
-	for (off_t off = 0; !rc;) {
+	int rc = 0, out = -1;
+	uint8_t *buf = malloc(COPY_BUF);
+	if (!buf)
+		rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	if (!rc && keep_same) {
+		int d = xb_file_open(XB_FILE_CWD, dst, XB_FILE_READ, 0, NULL);
+		if (d >= 0) {
+			off_t ss = xb_file_size(in), ds = xb_file_size(d);
+			if (ss < 0)
+				rc = xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", src, strerror(errno));
+			else if (ss == ds)
+				rc = same_bytes(in, src, d, dst, ss, buf, same, err);
+			close(d);
+		}
+	}
+	if (!rc && !*same) {
+		out = xb_file_open(XB_FILE_CWD, tmp, XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_TRUNC, 0640, NULL);
+		if (out < 0)
+			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno));
+	}
+	for (off_t off = 0; !rc && out >= 0;) {
 		ssize_t got = xb_file_pread_all(in, buf, COPY_BUF, off);
 		if (got < 0)
 			rc = xb_err_set(err, XB_E_IO_READ, "cannot read %s: %s", src, strerror(errno));
@@ -553,17 +687,49 @@ int deltas_copy_file(const char *src, const char *dst, uint64_t *bytes, xb_error
 		else
 			off += got, *bytes += (uint64_t)got;
 	}
-	if (!rc && fsync(out))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", tmp, strerror(errno));
+	if (!rc && out >= 0)
+		xb_file_writeback(out, 0, 0);
 	free(buf);
 	close(in);
 	if (out >= 0)
 		close(out);
-	if (!rc && rename(tmp, dst))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
 	if (rc && out >= 0)
-		(void)unlink(tmp);
+		(void)xb_file_remove(tmp);
 	return rc;
+}
+
+int deltas_copy_stage(const char *src, const char *dst, bool keep_same, bool *same, uint64_t *bytes, xb_error *err)
+{
+	char tmp[4200];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", dst, TMP_SUFFIX) >= sizeof tmp)
+		return xb_err_set(err, XB_E_USAGE, "path too long: %s", dst);
+	*same = false;
+	return stage_file(src, tmp, keep_same, dst, same, bytes, err);
+}
+
+int deltas_copy_commit(const char *dst, xb_error *err)
+{
+	char tmp[4200];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", dst, TMP_SUFFIX) >= sizeof tmp)
+		return xb_err_set(err, XB_E_USAGE, "path too long: %s", dst);
+	int rc = 0, fd = xb_file_open(XB_FILE_CWD, tmp, XB_FILE_WRITE, 0, NULL);
+	if (fd < 0)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot open %s: %s", tmp, strerror(errno));
+	if (xb_file_sync(fd, false))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", tmp, strerror(errno));
+	close(fd);
+	if (!rc && xb_file_rename(XB_FILE_CWD, tmp, XB_FILE_CWD, dst, true))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
+	if (rc)
+		(void)xb_file_remove(tmp);
+	return rc;
+}
+
+int deltas_copy_file(const char *src, const char *dst, uint64_t *bytes, xb_error *err)
+{
+	bool same;
+	int rc = deltas_copy_stage(src, dst, false, &same, bytes, err);
+	return rc ? rc : deltas_copy_commit(dst, err);
 }
 
 /* A whole copy (X.new) copied in as X. */
@@ -573,6 +739,8 @@ static int copy_whole(applier *a, const deltas_item *it, xb_error *err)
 	int rc = xb_path_join(dst, sizeof dst, a->target, it->name, err);
 	if (!rc)
 		rc = db_dir(a, it->name, err);
+	if (!rc)
+		rc = touched(a, it->name, err);
 	if (rc)
 		return rc;
 	xb_info("Copying %s to %s", it->src, dst);
@@ -581,12 +749,66 @@ static int copy_whole(applier *a, const deltas_item *it, xb_error *err)
 	return rc;
 }
 
-int deltas_apply(const deltas_plan *p, const char *target, const char *data_file_path, bool (*after_file)(void),
-		 deltas_stats *st, xb_error *err)
+/* Every delta's file found or made, in the plan's order (renames, moves
+ * aside and creations depend on it); the order of the writing made. */
+static int resolve_all(applier *a, xb_error *err)
+{
+	const deltas_plan *p = a->p;
+	size_t *other = p->n ? calloc(p->n, sizeof *other) : NULL;
+	if (p->n && (!other || !(a->order = calloc(p->n, sizeof *a->order)) ||
+		     !(a->tf = calloc(p->n, sizeof *a->tf)) || !(a->pages = calloc(p->n, sizeof *a->pages)) ||
+		     !(a->done = calloc(p->n, sizeof *a->done)))) {
+		free(other);
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
+	size_t nother = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < p->n; i++) {
+		if (p->v[i].whole)
+			continue;
+		if ((rc = resolve(a, &p->v[i], &a->tf[i], err)))
+			break;
+		tfile *t = &a->f[a->tf[i]];
+		t->claimed = true;
+		if (t->kind == INV_SYSTEM)
+			a->order[a->nsys++] = i;
+		else
+			other[nother++] = i;
+	}
+	if (!rc && nother)
+		memcpy(a->order + a->nsys, other, nother * sizeof *other);
+	a->norder = a->nsys + nother;
+	free(other);
+	return rc;
+}
+
+/* fsync the directories whose names changed, the target's own last. */
+static int sync_dirs(applier *a, xb_error *err)
+{
+	if (!a->ndirs)
+		return 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i <= a->ndirs; i++) {
+		char path[4096];
+		const char *d = i < a->ndirs ? a->dirs[i] : "";
+		if (i < a->ndirs && !*d)
+			continue;
+		if (*d)
+			rc = xb_path_join(path, sizeof path, a->target, d, err);
+		else
+			snprintf(path, sizeof path, "%s", a->target);
+		if (!rc && xb_dir_sync(path))
+			rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", path, strerror(errno));
+	}
+	return rc;
+}
+
+int deltas_apply(const deltas_plan *p, const char *target, const char *data_file_path, int threads,
+		 bool (*after_file)(void), deltas_stats *st, xb_error *err)
 {
 	uint64_t t0 = xb_clock_ns();
 	memset(st, 0, sizeof *st);
-	applier a = {.target = target, .st = st, .logical = 16384};
+	applier a = {.target = target, .st = st, .logical = 16384, .p = p, .after_file = after_file};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < p->n; i++)
 		if (p->v[i].whole)
@@ -605,12 +827,19 @@ int deltas_apply(const deltas_plan *p, const char *target, const char *data_file
 			rc = xb_err_set(err, XB_E_INTERNAL, "out of memory");
 	}
 	inv_free(&inv);
-	for (size_t i = 0; !rc && i < p->n; i++) {
-		if (p->v[i].whole)
-			continue;
-		rc = apply_one(&a, &p->v[i], err);
-		if (!rc && after_file && after_file())
-			rc = xb_err_set(err, XB_E_IO_WRITE, "applying %s: injected fault", p->v[i].src);
+	if (!rc)
+		rc = resolve_all(&a, err);
+	if (!rc && a.norder) {
+		xb_parallel_cfg cfg = {.threads = threads, .jobs = a.nsys ? a.norder - a.nsys + 1 : a.norder,
+				       .ctx = &a, .job = apply_job};
+		a.threads = xb_parallel_threads(&cfg);
+		rc = xb_parallel_run(&cfg, err);
+	}
+	for (size_t i = 0; i < a.norder; i++) {
+		size_t k = a.order[i];
+		st->pages += a.pages[k];
+		st->bytes += a.pages[k] * p->v[k].meta.page_size;
+		st->files += a.done[k];
 	}
 	/* tables the incremental does not have: dropped between the backups */
 	for (size_t i = 0; !rc && i < a.n; i++) {
@@ -618,19 +847,26 @@ int deltas_apply(const deltas_plan *p, const char *target, const char *data_file
 		if (!t->rel || t->kind != INV_TABLE || deltas_plan_find(p, t->rel))
 			continue;
 		char path[4096];
-		if ((rc = xb_path_join(path, sizeof path, target, t->rel, err)))
+		if ((rc = xb_path_join(path, sizeof path, target, t->rel, err)) || (rc = touched(&a, t->rel, err)))
 			break;
 		xb_info("Deleting %s (not in the incremental backup: dropped since the base)", path);
-		if (unlink(path) && errno != ENOENT)
+		if (xb_file_remove(path) && errno != ENOENT)
 			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot delete %s: %s", path, strerror(errno));
 		else
 			st->deleted++;
 	}
-	if (!rc && (st->renamed || st->moved_aside || st->created || st->deleted || st->copied))
-		(void)xb_dir_sync(target);
+	if (!rc)
+		rc = sync_dirs(&a, err);
 	for (size_t i = 0; i < a.n; i++)
 		free(a.f[i].rel);
 	free(a.f);
+	for (size_t i = 0; i < a.ndirs; i++)
+		free(a.dirs[i]);
+	free(a.dirs);
+	free(a.order);
+	free(a.tf);
+	free(a.pages);
+	free(a.done);
 	st->ns = xb_clock_ns() - t0;
 	return rc;
 }

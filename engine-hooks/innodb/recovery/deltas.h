@@ -22,7 +22,9 @@
  * file to its FSP_SIZE (never shrinking it). Then every table file of the
  * target that no entry accounts for (tables dropped between the backups,
  * files moved aside and not claimed) is deleted. Every step tolerates having
- * been done before. Files written are fsynced.
+ * been done before. Files written are fsynced. Every delta is matched to its
+ * file first, in order, then the pages are written on up to `threads`
+ * threads (a file per job), a run of consecutive pages in one write.
  */
 #ifndef XB_INNODB_RECOVERY_DELTAS_H
 #define XB_INNODB_RECOVERY_DELTAS_H
@@ -71,15 +73,27 @@ void deltas_plan_free(deltas_plan *p);
 const deltas_item *deltas_plan_find(const deltas_plan *p, const char *name);
 
 /* Apply p to the target directory (its system tablespace as data_file_path,
- * NULL for the default). after_file (may be NULL) is called after each delta
- * file is applied and fsynced; true from it fails the run as an I/O error
- * would (the fault point of the prepare). */
-int deltas_apply(const deltas_plan *p, const char *target, const char *data_file_path, bool (*after_file)(void),
-		 deltas_stats *st, xb_error *err);
+ * NULL for the default), writing pages on up to threads threads. after_file
+ * (may be NULL; called from those threads, so it must be thread-safe) is
+ * called after each delta file is applied and fsynced; true from it fails
+ * the run as an I/O error would (the fault point of the prepare). The
+ * directories whose names changed are fsynced. st is filled also on failure
+ * (what was done). */
+int deltas_apply(const deltas_plan *p, const char *target, const char *data_file_path, int threads,
+		 bool (*after_file)(void), deltas_stats *st, xb_error *err);
 
 /* Copy the file src to dst safely: dst.xbtmp written, fsynced, renamed
  * over dst (a directory's fsync is the caller's). *bytes grows by the bytes
  * copied. XB_E_IO_READ / XB_E_IO_WRITE naming the file. */
 int deltas_copy_file(const char *src, const char *dst, uint64_t *bytes, xb_error *err);
+
+/* deltas_copy_file() in two steps, so that many files can be written before
+ * the first fsync. Stage: with keep_same, a dst of src's size and bytes is
+ * kept (*same true, nothing written); otherwise dst.xbtmp is written and its
+ * write-back started (*bytes grows). Commit (only after a stage that wrote):
+ * dst.xbtmp fsynced and renamed over dst. A failed step removes dst.xbtmp.
+ * Both are thread-safe for different dst. */
+int deltas_copy_stage(const char *src, const char *dst, bool keep_same, bool *same, uint64_t *bytes, xb_error *err);
+int deltas_copy_commit(const char *dst, xb_error *err);
 
 #endif

@@ -9,8 +9,9 @@
  * its pending mark (info/inc_pending.h), then the delta phase
  * (innodb/recovery/deltas.h: INC's DDL markers, deltas, whole copies,
  * tables dropped in between) and the non-InnoDB files (FULL's database
- * directories lose theirs and get INC's, INC's metadata files are copied,
- * databases dropped in between are removed). The recovery then applies INC's
+ * directories lose those INC lacks and get INC's, a file already holding
+ * INC's bytes being kept, INC's metadata files are copied, databases
+ * dropped in between are removed). The recovery then applies INC's
  * redo; the mark then records the checkpoints to write (done), which
  * xtrabackup_checkpoints gets (INC's to_lsn and last_lsn), and the mark is
  * removed last. INC is only read, so a prepare killed anywhere is
@@ -29,10 +30,12 @@
 
 #include "common/fault.h"
 #include "common/log.h"
+#include "common/parallel.h"
 #include "common/path.h"
 #include "command/verify/verify.h"
 #include "info/inc_pending.h"
 #include "innodb/inventory.h"
+#include "platform/clock.h"
 #include "platform/dir.h"
 #include "platform/file.h"
 
@@ -44,12 +47,23 @@ static const char *const top_files[] = {"xtrabackup_binlog_info", "xtrabackup_ga
 					"xtrabackup_slave_info", "xtrabackup_info", "ib_lru_dump", NULL};
 #define ARIA_LOG_PREFIX "aria_log"
 
+/* A non-InnoDB file of the incremental that the target gets. */
+typedef struct other {
+	char *src;                /* its path in the incremental */
+	char *rel;                /* its name in both ("db/t.frm", "xtrabackup_info") */
+	bool same;                /* the target already had these bytes: kept */
+} other;
+
 typedef struct inc_run {
 	const prepare_settings *s;
 	const char *target, *inc;
 	xb_inc_pending pend;      /* the mark written before the first change */
 	deltas_stats ds;
+	other *o;                 /* the incremental's non-InnoDB files, sorted by rel */
+	size_t no, co;            /* count, allocated */
 	uint64_t other_files;     /* non-InnoDB files copied from the incremental */
+	uint64_t other_same;      /* non-InnoDB files the target already had, byte for byte */
+	uint64_t other_ns;        /* wall time of the non-InnoDB files */
 } inc_run;
 
 static bool fault_delta_applied(void)
@@ -71,8 +85,23 @@ typedef struct walk {
 	inc_run *r;
 	const char *db;           /* the database directory's name */
 	size_t files;             /* files left in it */
+	size_t removed;           /* files removed from it */
 } walk;
 
+static int other_cmp(const void *a, const void *b)
+{
+	return strcmp(((const other *)a)->rel, ((const other *)b)->rel);
+}
+
+/* Is rel one of the incremental's non-InnoDB files? */
+static bool inc_has_other(const inc_run *r, const char *rel)
+{
+	other key = {.rel = (char *)rel};
+	return r->no && bsearch(&key, r->o, r->no, sizeof *r->o, other_cmp);
+}
+
+/* A file the incremental also has stays (replaced later unless its bytes are
+ * the same); every other one that is not InnoDB's goes. */
 static int clear_file(void *ctx, const xb_dirent *e, xb_error *err)
 {
 	walk *w = ctx;
@@ -85,8 +114,17 @@ static int clear_file(void *ctx, const xb_dirent *e, xb_error *err)
 		w->files++;
 		return 0;
 	}
-	if (unlink(e->path) && errno != ENOENT)
+	char rel[4096];
+	int rc = xb_path_join(rel, sizeof rel, w->db, e->name, err);
+	if (rc)
+		return rc;
+	if (inc_has_other(w->r, rel)) {
+		w->files++;
+		return 0;
+	}
+	if (xb_file_remove(e->path) && errno != ENOENT)
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot delete %s: %s", e->path, strerror(errno));
+	w->removed++;
 	return 0;
 }
 
@@ -110,51 +148,144 @@ static int clear_db(void *ctx, const xb_dirent *e, xb_error *err)
 		xb_info("Removing %s (the database was dropped since the base)", e->path);
 		if (rmdir(e->path) && errno != ENOENT)
 			rc = xb_err_set(err, XB_E_IO_WRITE, "cannot remove %s: %s", e->path, strerror(errno));
+	} else if (!rc && w.removed && xb_dir_sync(e->path)) {
+		rc = xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", e->path, strerror(errno));
 	}
 	return rc;
 }
 
-/* ---- the incremental's non-InnoDB files copied over */
+/* ---- the incremental's non-InnoDB files copied over
+ *
+ * Listed first (the clearing above keeps what is listed), then staged on the
+ * parallel executor: a target file with the same bytes is kept, the others
+ * are written to .xbtmp with their write-back started; then fsynced and
+ * renamed in place, again in parallel; the directories last. */
 
-static int copy_in(inc_run *r, const char *src, const char *rel, xb_error *err)
+static int other_add(inc_run *r, const char *src, const char *rel, xb_error *err)
 {
-	char dst[4096];
-	uint64_t bytes = 0;
-	int rc = xb_path_join(dst, sizeof dst, r->target, rel, err);
-	if (!rc)
-		rc = deltas_copy_file(src, dst, &bytes, err);
-	if (!rc)
-		r->other_files++;
-	return rc;
+	if (r->no == r->co) {
+		size_t cap = r->co ? 2 * r->co : 256;
+		other *v = realloc(r->o, cap * sizeof *v);
+		if (!v)
+			return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+		r->o = v, r->co = cap;
+	}
+	other *o = &r->o[r->no];
+	memset(o, 0, sizeof *o);
+	if (!(o->src = strdup(src)) || !(o->rel = strdup(rel))) {
+		free(o->src);
+		return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+	}
+	r->no++;
+	return 0;
 }
 
-static int copy_db_file(void *ctx, const xb_dirent *e, xb_error *err)
+static void others_free(inc_run *r)
+{
+	for (size_t i = 0; i < r->no; i++) {
+		free(r->o[i].src);
+		free(r->o[i].rel);
+	}
+	free(r->o);
+	r->o = NULL;
+	r->no = r->co = 0;
+}
+
+static int list_db_file(void *ctx, const xb_dirent *e, xb_error *err)
 {
 	walk *w = ctx;
 	if (!e->is_file || !ends_in(e->name, db_exts))
 		return 0;
 	char rel[4096];
 	int rc = xb_path_join(rel, sizeof rel, w->db, e->name, err);
-	return rc ? rc : copy_in(w->r, e->path, rel, err);
+	return rc ? rc : other_add(w->r, e->path, rel, err);
 }
 
-static int copy_db(void *ctx, const xb_dirent *e, xb_error *err)
+static int list_other(void *ctx, const xb_dirent *e, xb_error *err)
 {
 	inc_run *r = ctx;
 	if (e->is_file) {
 		bool top = !strncmp(e->name, ARIA_LOG_PREFIX, strlen(ARIA_LOG_PREFIX));
 		for (int i = 0; !top && top_files[i]; i++)
 			top = !strcmp(e->name, top_files[i]);
-		return top ? copy_in(r, e->path, e->name, err) : 0;
+		return top ? other_add(r, e->path, e->name, err) : 0;
 	}
+	if (!e->is_dir || !inv_is_database_name(e->name))
+		return 0;
+	walk w = {.r = r, .db = e->name};
+	return xb_dir_each(e->path, 0, list_db_file, &w, err);
+}
+
+/* The target's database directories the incremental has (created when missing). */
+static int make_db(void *ctx, const xb_dirent *e, xb_error *err)
+{
+	inc_run *r = ctx;
 	if (!e->is_dir || !inv_is_database_name(e->name))
 		return 0;
 	char dir[4096];
 	int rc = xb_path_join(dir, sizeof dir, r->target, e->name, err);
-	if (!rc)
-		rc = xb_mkdir_p(dir, 0750, err);
-	walk w = {.r = r, .db = e->name};
-	return rc ? rc : xb_dir_each(e->path, 0, copy_db_file, &w, err);
+	return rc ? rc : xb_mkdir_p(dir, 0750, err);
+}
+
+static int stage_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
+{
+	(void)p, (void)worker, (void)wstate;
+	inc_run *r = ctx;
+	char dst[4096];
+	uint64_t bytes = 0;
+	int rc = xb_path_join(dst, sizeof dst, r->target, r->o[i].rel, err);
+	return rc ? rc : deltas_copy_stage(r->o[i].src, dst, true, &r->o[i].same, &bytes, err);
+}
+
+static int commit_job(xb_parallel *p, void *ctx, size_t i, int worker, void *wstate, xb_error *err)
+{
+	(void)p, (void)worker, (void)wstate;
+	inc_run *r = ctx;
+	if (r->o[i].same)
+		return 0;
+	char dst[4096];
+	int rc = xb_path_join(dst, sizeof dst, r->target, r->o[i].rel, err);
+	return rc ? rc : deltas_copy_commit(dst, err);
+}
+
+/* fsync the database directories where a file was replaced. */
+static int sync_other_dirs(inc_run *r, xb_error *err)
+{
+	const char *last = NULL;
+	size_t last_len = 0;
+	for (size_t i = 0; i < r->no; i++) {
+		const char *rel = r->o[i].rel, *slash = strchr(rel, '/');
+		if (r->o[i].same || !slash)
+			continue;
+		size_t len = (size_t)(slash - rel);
+		if (last && len == last_len && !strncmp(last, rel, len))
+			continue; /* sorted: a directory's files are together */
+		last = rel, last_len = len;
+		char db[4096], path[4096];
+		snprintf(db, sizeof db, "%.*s", (int)len, rel);
+		int rc = xb_path_join(path, sizeof path, r->target, db, err);
+		if (rc)
+			return rc;
+		if (xb_dir_sync(path))
+			return xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+static int copy_others(inc_run *r, xb_error *err)
+{
+	int rc = xb_dir_each(r->inc, 0, make_db, r, err);
+	if (rc || !r->no)
+		return rc;
+	xb_parallel_cfg cfg = {.threads = r->s->threads, .jobs = r->no, .ctx = r, .job = stage_job};
+	if ((rc = xb_parallel_run(&cfg, err)))
+		return rc;
+	cfg.job = commit_job;
+	if ((rc = xb_parallel_run(&cfg, err)))
+		return rc;
+	for (size_t i = 0; i < r->no; i++)
+		r->o[i].same ? r->other_same++ : r->other_files++;
+	return sync_other_dirs(r, err);
 }
 
 /* ---- the step before the first change */
@@ -174,25 +305,34 @@ static int first_change(void *ctx, xb_error *err)
 		return rc;
 	if (!(rc = deltas_plan_build(r->inc, &p, err))) {
 		xb_info("%zu tablespaces in the incremental backup (%d DDL markers of it carried out)", p.n, p.markers);
-		rc = deltas_apply(&p, r->target, dfp, fault_delta_applied, &r->ds, err);
+		rc = deltas_apply(&p, r->target, dfp, r->s->threads, fault_delta_applied, &r->ds, err);
 		deltas_plan_free(&p);
 	}
 	free(dfp);
+	uint64_t t0 = xb_clock_ns();
+	if (!rc)
+		rc = xb_dir_each(r->inc, 0, list_other, r, err);
+	if (!rc && r->no > 1)
+		qsort(r->o, r->no, sizeof *r->o, other_cmp);
 	if (!rc)
 		rc = xb_dir_each(r->target, 0, clear_db, r, err);
 	if (!rc)
-		rc = xb_dir_each(r->inc, 0, copy_db, r, err);
+		rc = copy_others(r, err);
+	others_free(r);
 	if (!rc)
 		rc = xb_dir_sync(r->target) ? xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", r->target, strerror(errno))
 					    : 0;
 	if (rc)
 		return rc;
+	r->other_ns = xb_clock_ns() - t0;
 	xb_info("Deltas applied: %llu files, %llu pages (%.1f MiB); tablespaces %llu created, %llu renamed, %llu moved "
-		"aside, %llu copied whole, %llu deleted; %llu other files copied, in %.1f s",
+		"aside, %llu copied whole, %llu deleted, in %.2f s (%d threads); other files: %llu copied, %llu already "
+		"identical, in %.2f s",
 		(unsigned long long)r->ds.files, (unsigned long long)r->ds.pages, (double)r->ds.bytes / 1048576.0,
 		(unsigned long long)r->ds.created, (unsigned long long)r->ds.renamed,
 		(unsigned long long)r->ds.moved_aside, (unsigned long long)r->ds.copied,
-		(unsigned long long)r->ds.deleted, (unsigned long long)r->other_files, (double)r->ds.ns / 1e9);
+		(unsigned long long)r->ds.deleted, (double)r->ds.ns / 1e9, r->s->threads < 1 ? 1 : r->s->threads,
+		(unsigned long long)r->other_files, (unsigned long long)r->other_same, (double)r->other_ns / 1e9);
 	xb_fault(XB_FAULT_PREPARE_DELTAS_DONE);
 	return 0;
 }
