@@ -8,6 +8,8 @@
  * moved aside, a space the target lacks created), pages written at
  * page_no * page_size, page 0 extending the file to FSP_SIZE, tables the
  * incremental lacks deleted; and a second apply giving the same bytes.
+ * And the staged copy of a non-InnoDB file: a target with the same bytes
+ * kept, any other replaced only by the commit.
  */
 #include <CUnit/Basic.h>
 #include <stdio.h>
@@ -272,6 +274,119 @@ static void test_system_by_name(void)
 	remove_dir();
 }
 
+/* Two deltas of one space id: refused as damaged before any page is written;
+ * runs of consecutive pages written whole. */
+static void test_same_space_twice(void)
+{
+	fresh_dir("twice");
+	uint8_t *s30 = space_pages(30);
+	put_file("tgt/db/z.ibd", s30, 3 * PS);
+	uint32_t nos[] = {0, 1, 2, 3, 4};
+	put_delta("inc/db/x.ibd.delta", "inc/db/x.ibd.meta", 30, s30, nos, 5);
+	put_delta("inc/db/y.ibd.delta", "inc/db/y.ibd.meta", 30, s30, nos, 1);
+	char inc[300], tgt[300];
+	snprintf(inc, sizeof inc, "%s/inc", top);
+	snprintf(tgt, sizeof tgt, "%s/tgt", top);
+	deltas_plan p;
+	xb_error err;
+	deltas_stats st;
+	CU_ASSERT_FATAL(deltas_plan_build(inc, &p, &err) == 0);
+	CU_ASSERT(deltas_apply(&p, tgt, NULL, 2, NULL, &st, &err) == XB_E_BACKUP_DAMAGED);
+	CU_ASSERT(strstr(err.msg, "y.ibd.delta") != NULL && strstr(err.msg, "space 30") != NULL);
+	CU_ASSERT_EQUAL(st.pages, 0);
+	deltas_plan_free(&p);
+	/* the second delta gone: x gets pages 0-4 (a run), from z renamed */
+	char y[600];
+	snprintf(y, sizeof y, "%s/inc/db/y.ibd.delta", top);
+	CU_ASSERT_FATAL(unlink(y) == 0);
+	snprintf(y, sizeof y, "%s/inc/db/y.ibd.meta", top);
+	CU_ASSERT_FATAL(unlink(y) == 0);
+	CU_ASSERT_FATAL(deltas_plan_build(inc, &p, &err) == 0);
+	CU_ASSERT_FATAL(deltas_apply(&p, tgt, NULL, 2, NULL, &st, &err) == 0);
+	CU_ASSERT_EQUAL(st.pages, 5);
+	CU_ASSERT_EQUAL(st.files, 1);
+	size_t n;
+	uint8_t *b = get_file("tgt/db/x.ibd", &n);
+	CU_ASSERT_FATAL(b != NULL);
+	CU_ASSERT(n >= 5 * PS && !memcmp(b, s30, 5 * PS));
+	free(b);
+	deltas_plan_free(&p);
+	free(s30);
+	remove_dir();
+}
+
+static ino_t inode(const char *rel)
+{
+	char p[1024];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/%s", top, rel);
+	return stat(p, &st) ? 0 : st.st_ino;
+}
+
+/* A staged copy keeps a target with the same bytes, writes NAME.xbtmp for
+ * any other (one byte apart, shorter, missing), which the commit fsyncs and
+ * renames over NAME. */
+static void test_copy_stage(void)
+{
+	fresh_dir("copy");
+	size_t n = 3 * PS, got;
+	uint8_t *other = malloc(n);
+	memcpy(other, pages, n);
+	other[n - 1] ^= 1;
+	struct {
+		const char *name;
+		const uint8_t *tgt;   /* the target's bytes (NULL: no file) */
+		size_t tn;
+		bool keep;            /* keep_same */
+		bool same;            /* expected */
+	} cases[] = {
+		{"t1.frm", pages, n, true, true},
+		{"t2.frm", other, n, true, false},
+		{"t3.frm", pages, n - 1, true, false},
+		{"t4.frm", NULL, 0, true, false},
+		{"t5.frm", pages, n, false, false},
+		{"t6.frm", pages, 0, true, false},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char rel[64], src[1024], dst[1024], tmp[80];
+		snprintf(rel, sizeof rel, "inc/db/%s", cases[c].name);
+		put_file(rel, pages, n);
+		snprintf(src, sizeof src, "%s/%s", top, rel);
+		snprintf(rel, sizeof rel, "tgt/db/%s", cases[c].name);
+		snprintf(tmp, sizeof tmp, "%s.xbtmp", rel);
+		snprintf(dst, sizeof dst, "%s/%s", top, rel);
+		if (cases[c].tgt)
+			put_file(rel, cases[c].tgt, cases[c].tn);
+		ino_t before = inode(rel);
+		bool same = !cases[c].same;
+		uint64_t bytes = 0;
+		xb_error err = {0};
+		CU_ASSERT_FATAL(deltas_copy_stage(src, dst, cases[c].keep, &same, &bytes, &err) == 0);
+		CU_ASSERT_EQUAL(same, cases[c].same);
+		CU_ASSERT_EQUAL(bytes, same ? 0 : n);
+		CU_ASSERT_EQUAL(exists(tmp), !same);
+		if (same) {
+			CU_ASSERT_EQUAL(inode(rel), before); /* not rewritten */
+		} else {
+			CU_ASSERT_EQUAL(inode(rel), before); /* not replaced before the commit */
+			CU_ASSERT_FATAL(deltas_copy_commit(dst, &err) == 0);
+			CU_ASSERT(!exists(tmp));
+		}
+		uint8_t *b = get_file(rel, &got);
+		CU_ASSERT_FATAL(b != NULL);
+		CU_ASSERT(got == n && !memcmp(b, pages, n));
+		free(b);
+	}
+	/* a commit without a staged file: refused, naming it */
+	char dst[1024];
+	xb_error err = {0};
+	snprintf(dst, sizeof dst, "%s/tgt/db/none.frm", top);
+	CU_ASSERT(deltas_copy_commit(dst, &err) == XB_E_IO_WRITE);
+	CU_ASSERT(strstr(err.msg, "none.frm.xbtmp") != NULL);
+	free(other);
+	remove_dir();
+}
+
 int main(void)
 {
 	find_fixture_dir();
@@ -286,6 +401,8 @@ int main(void)
 	CU_add_test(s, "the plan after the incremental's markers", test_plan);
 	CU_add_test(s, "apply: by space id, created, moved aside, deleted, repeated", test_apply);
 	CU_add_test(s, "the system and undo files by name", test_system_by_name);
+	CU_add_test(s, "two deltas of one space refused; a run of pages", test_same_space_twice);
+	CU_add_test(s, "copies staged: identical targets kept, others committed", test_copy_stage);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();
