@@ -6,7 +6,8 @@
  * starting write-back early, finding the data runs of a sparse file,
  * unnamed temporary files, access-pattern advice, reserving the disk space
  * of a range before writing it, the free space of a file system, a file's
- * size (read and set), removing a name, and opening a directory to fsync it. Each call says what it does when the system or file system
+ * size (read and set), removing a name, and opening a directory to fsync
+ * it. Each call says what it does when the system or file system
  * cannot: the caller gets a plain fallback (a cached open, a copy through a
  * buffer, the whole file as data) rather than an error, except where the
  * guarantee itself is the point (a rename that must not replace). Return
