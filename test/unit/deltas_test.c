@@ -377,6 +377,23 @@ static void test_copy_stage(void)
 		CU_ASSERT(got == n && !memcmp(b, pages, n));
 		free(b);
 	}
+	/* a stage abandoned: its .xbtmp removed, the target as it was */
+	{
+		char src[1024], dst[1024];
+		bool same = true;
+		uint64_t bytes = 0;
+		xb_error e = {0};
+		put_file("tgt/db/ab.frm", other, n);
+		snprintf(src, sizeof src, "%s/inc/db/t1.frm", top);
+		snprintf(dst, sizeof dst, "%s/tgt/db/ab.frm", top);
+		CU_ASSERT_FATAL(deltas_copy_stage(src, dst, true, &same, &bytes, &e) == 0);
+		CU_ASSERT(!same && exists("tgt/db/ab.frm.xbtmp"));
+		deltas_copy_abort(dst);
+		CU_ASSERT(!exists("tgt/db/ab.frm.xbtmp"));
+		uint8_t *b = get_file("tgt/db/ab.frm", &got);
+		CU_ASSERT(b && got == n && !memcmp(b, other, n));
+		free(b);
+	}
 	/* a commit without a staged file: refused, naming it */
 	char dst[1024];
 	xb_error err = {0};

@@ -725,6 +725,13 @@ int deltas_copy_commit(const char *dst, xb_error *err)
 	return rc;
 }
 
+void deltas_copy_abort(const char *dst)
+{
+	char tmp[4200];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s%s", dst, TMP_SUFFIX) < sizeof tmp)
+		(void)xb_file_remove(tmp);
+}
+
 int deltas_copy_file(const char *src, const char *dst, uint64_t *bytes, xb_error *err)
 {
 	bool same;

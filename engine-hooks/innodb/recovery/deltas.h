@@ -96,4 +96,7 @@ int deltas_copy_file(const char *src, const char *dst, uint64_t *bytes, xb_error
 int deltas_copy_stage(const char *src, const char *dst, bool keep_same, bool *same, uint64_t *bytes, xb_error *err);
 int deltas_copy_commit(const char *dst, xb_error *err);
 
+/* Remove dst.xbtmp if a stage left it (a run that stopped before its commit). */
+void deltas_copy_abort(const char *dst);
+
 #endif

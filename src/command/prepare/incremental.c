@@ -278,10 +278,16 @@ static int copy_others(inc_run *r, xb_error *err)
 	if (rc || !r->no)
 		return rc;
 	xb_parallel_cfg cfg = {.threads = r->s->threads, .jobs = r->no, .ctx = r, .job = stage_job};
-	if ((rc = xb_parallel_run(&cfg, err)))
-		return rc;
-	cfg.job = commit_job;
-	if ((rc = xb_parallel_run(&cfg, err)))
+	if (!(rc = xb_parallel_run(&cfg, err))) {
+		cfg.job = commit_job;
+		rc = xb_parallel_run(&cfg, err);
+	}
+	for (size_t i = 0; rc && i < r->no; i++) {
+		char dst[4096];
+		if (!r->o[i].same && !xb_path_join(dst, sizeof dst, r->target, r->o[i].rel, NULL))
+			deltas_copy_abort(dst); /* staged, not committed: no .xbtmp left behind */
+	}
+	if (rc)
 		return rc;
 	for (size_t i = 0; i < r->no; i++)
 		r->o[i].same ? r->other_same++ : r->other_files++;
