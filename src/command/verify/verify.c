@@ -24,6 +24,7 @@
 #include "common/parallel.h"
 #include "common/path.h"
 #include "info/checkpoints.h"
+#include "info/export_pending.h"
 #include "info/inc_pending.h"
 #include "info/binlog_info.h"
 #include "info/markers.h"
@@ -122,7 +123,8 @@ static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
 	bool encrypted, encoded = decoded_name(rel0, dec, sizeof dec, &encrypted);
 	const char *name = encoded ? dec : rel0;
 	if (!strchr(name, '/') && (!strcmp(name, XB_MANIFEST_FILE) || !strcmp(name, XB_CHECKPOINTS_FILE) ||
-				   !strcmp(name, XB_INC_PENDING_FILE) || !strcmp(name, XB_STATCACHE_FILE)))
+				   !strcmp(name, XB_INC_PENDING_FILE) || !strcmp(name, XB_STATCACHE_FILE) ||
+				   !strcmp(name, XB_EXPORT_PENDING_FILE)))
 		return 0;
 	xb_file_stamp st;
 	if (xb_file_stamp_of(e->path, &st))
@@ -908,6 +910,8 @@ int cmd_verify(const xb_options *o, xb_error *err)
 		type = cp.backup_type;
 	if (!rc)
 		rc = xb_inc_pending_refuse(s.dir, "--verify", err);
+	if (!rc)
+		rc = xb_export_pending_refuse(s.dir, "--verify", err);
 	if (!rc && !exists(s.dir, XB_MANIFEST_FILE, "") && !exists(s.dir, XB_MANIFEST_FILE, ".xbcrypt")) {
 		rc = xb_err_set(err, XB_E_MISSING_FILE, "%s/%s: no manifest, so the backup cannot be checked", s.dir,
 				XB_MANIFEST_FILE);
