@@ -359,7 +359,7 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 	verify_result vr;
 	xb_manifest m;
 	xb_manifest_init(&m);
-	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, VERIFY_QUICK, NULL, &m, &vr, err);
+	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, VERIFY_QUICK | VERIFY_ADDED_OK, NULL, &m, &vr, err);
 	if (!rc) {
 		xb_fault(XB_FAULT_PREPARE_STARTED);
 		rc = prepare_run(&s, dir, &c, vr.have_manifest ? &m : NULL, &vr.checked, NULL, err);
