@@ -61,6 +61,8 @@ typedef struct export_table {
 typedef struct export_list {
 	export_table *v;
 	size_t n, cap;
+	char **isl;        /* the .isl files of the backup ("db/t.isl"), hidden or not */
+	size_t n_isl, cap_isl;
 	bool nomem;
 } export_list;
 
@@ -69,6 +71,9 @@ static void list_free(export_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].path);
 	free(l->v);
+	for (size_t i = 0; i < l->n_isl; i++)
+		free(l->isl[i]);
+	free(l->isl);
 	memset(l, 0, sizeof *l);
 }
 
@@ -125,10 +130,41 @@ typedef struct walk {
 	const char *db;
 } walk;
 
+#define ISL_HIDDEN ".xbexport" /* the suffix of a .isl file while the server runs */
+
+/* A .isl file ("t.isl", or "t.isl.xbexport" left hidden by an export that
+ * was interrupted), recorded as "db/t.isl". */
+static void isl_add(export_list *l, const char *db, const char *name)
+{
+	size_t n = strlen(name), h = strlen(ISL_HIDDEN);
+	if (n > h && !strcmp(name + n - h, ISL_HIDDEN))
+		n -= h;
+	if (n <= 4 || strncmp(name + n - 4, ".isl", 4))
+		return;
+	if (l->n_isl == l->cap_isl) {
+		size_t cap = l->cap_isl ? 2 * l->cap_isl : 16;
+		char **v = realloc(l->isl, cap * sizeof *v);
+		if (!v) {
+			l->nomem = true;
+			return;
+		}
+		l->isl = v, l->cap_isl = cap;
+	}
+	char *p = malloc(strlen(db) + n + 2);
+	if (!p) {
+		l->nomem = true;
+		return;
+	}
+	sprintf(p, "%s/%.*s", db, (int)n, name);
+	l->isl[l->n_isl++] = p;
+}
+
 static int db_entry(void *ctx, const xb_dirent *e, xb_error *err)
 {
 	walk *w = ctx;
 	char t[NAME_MAX + 1], path[2 * NAME_MAX + 2];
+	if (e->is_file)
+		isl_add(w->l, w->db, e->name);
 	if (!e->is_file || !ibd_table(e->name, t, sizeof t))
 		return 0;
 	snprintf(path, sizeof path, "%s/%s", w->db, t);
@@ -344,6 +380,39 @@ static void remove_scratch(const char *dir)
 	}
 }
 
+/* A DATA DIRECTORY table's .isl names the source server's own file: the
+ * server on the backup would open that one. Each is hidden (renamed with
+ * ISL_HIDDEN) while it runs, so that it opens the copy in the backup
+ * (db/t.ibd, where InnoDB looks when there is no .isl). hide false: put back. */
+static int isl_hide(const char *dir, const export_list *l, bool hide, xb_error *err)
+{
+	for (size_t i = 0; i < l->n_isl; i++) {
+		char shown[PATH_MAX], hidden[PATH_MAX + 16];
+		if (xb_path_join(shown, sizeof shown, dir, l->isl[i], err))
+			return err ? err->code : XB_E_USAGE;
+		snprintf(hidden, sizeof hidden, "%s%s", shown, ISL_HIDDEN);
+		const char *from = hide ? shown : hidden, *to = hide ? hidden : shown;
+		if (access(from, F_OK))
+			continue; /* already as wanted (a rerun) */
+		if (xb_file_rename(XB_FILE_CWD, from, XB_FILE_CWD, to, false))
+			return xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", from, to, strerror(errno));
+	}
+	if (l->n_isl && xb_dir_sync(dir) == 0)
+		for (size_t i = 0; i < l->n_isl; i++) {
+			char d[PATH_MAX];
+			if (!xb_path_join(d, sizeof d, dir, l->isl[i], NULL)) {
+				*strrchr(d, '/') = 0;
+				xb_dir_sync(d);
+			}
+		}
+	if (l->n_isl)
+		xb_info("%zu DATA DIRECTORY table(s): their .isl files %s", l->n_isl,
+			hide ? "hidden while the server runs on the backup (it opens the copies in the backup, never "
+			       "the source's files)"
+			     : "put back");
+	return 0;
+}
+
 /* The server's part: roll back, describe, shut down. */
 static int run_server(const prepare_settings *s, const char *dir, export_list *l, xb_tabledefs *defs, xb_error *err)
 {
@@ -359,8 +428,10 @@ static int run_server(const prepare_settings *s, const char *dir, export_list *l
 				     .force_recovery = s->force_recovery,
 				     .timeout = s->export_timeout};
 	localserver ls;
-	if ((rc = localserver_start(&ls_s, &ls, err)))
+	if ((rc = isl_hide(dir, l, true, err)))
 		return rc;
+	if ((rc = localserver_start(&ls_s, &ls, err)))
+		return isl_hide(dir, l, false, NULL), rc;
 	xb_error e;
 	if (xb_server_rows(&ls.conn, "XA RECOVER FORMAT='SQL'", xa_row, &ls.conn, &e))
 		xb_warn("XA RECOVER on the server on the backup failed: %s", e.msg);
@@ -370,15 +441,15 @@ static int run_server(const prepare_settings *s, const char *dir, export_list *l
 		rc = describe(&ls.conn, l, defs, &undescribed, err);
 	if (rc) {
 		localserver_abort(&ls);
-		return rc;
+		return isl_hide(dir, l, false, NULL), rc;
 	}
 	xb_info("%zu table(s) described by the server%s", l->n - undescribed, undescribed ? " (see the warnings)" : "");
 	if ((rc = localserver_stop(&ls, err))) {
 		localserver_abort(&ls);
-		return rc;
+		return isl_hide(dir, l, false, NULL), rc;
 	}
 	remove_scratch(dir);
-	return 0;
+	return isl_hide(dir, l, false, err);
 }
 
 /* The .cfg of one table of the dictionary whose .ibd is at ibd. */
