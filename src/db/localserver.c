@@ -18,8 +18,7 @@
 #include "common/path.h"
 #include "platform/clock.h"
 
-/* The program: the one given, else the first server found. */
-static int find_binary(const char *given, char *out, size_t n, xb_error *err)
+int localserver_find(const char *given, char *out, size_t n, xb_error *err)
 {
 	if (given) {
 		if (!xb_is_executable(given))
@@ -90,7 +89,7 @@ int localserver_start(const localserver_settings *s, localserver *ls, xb_error *
 {
 	memset(ls, 0, sizeof *ls);
 	ls->timeout = s->timeout ? s->timeout : 1;
-	int rc = find_binary(s->binary, ls->binary, sizeof ls->binary, err);
+	int rc = localserver_find(s->binary, ls->binary, sizeof ls->binary, err);
 	if (rc)
 		return rc;
 	const char *base = s->tmp_base ? s->tmp_base : getenv("TMPDIR");

@@ -50,6 +50,11 @@ typedef struct localserver {
 	bool keep_log;            /* an error named the log: keep the private directory */
 } localserver;
 
+/* The server program: given (XB_E_EXPORT when it is not an executable
+ * file), else the first mariadbd (then mysqld) found (XB_E_EXPORT when
+ * none is, with a hint to install one or name it). */
+int localserver_find(const char *given, char *out, size_t n, xb_error *err);
+
 /* Start the server on s->dir and connect to it. XB_E_EXPORT on failure
  * (after killing it), naming the program, the log and its first error. */
 int localserver_start(const localserver_settings *s, localserver *ls, xb_error *err);

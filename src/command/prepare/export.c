@@ -420,7 +420,10 @@ static int run_server(const prepare_settings *s, const char *dir, export_list *l
 	int rc = xb_path_join(cnf, sizeof cnf, dir, XB_BACKUP_CNF_FILE, err);
 	if (rc)
 		return rc;
-	localserver_settings ls_s = {.binary = s->mariadbd,
+	char bin[PATH_MAX];
+	if ((rc = localserver_find(s->mariadbd, bin, sizeof bin, err)))
+		return rc;
+	localserver_settings ls_s = {.binary = bin,
 				     .dir = dir,
 				     .defaults = access(cnf, R_OK) == 0 ? cnf : NULL,
 				     .tmp_base = s->tmpdir,
@@ -556,7 +559,10 @@ int prepare_export(const prepare_settings *s, const char *dir, xb_error *err)
 	export_list l = {0};
 	xb_tabledefs defs;
 	xb_tabledefs_init(&defs);
-	int rc = list_tables(dir, &l, err);
+	char bin[PATH_MAX];
+	int rc = localserver_find(s->mariadbd, bin, sizeof bin, err); /* before any change */
+	if (!rc)
+		rc = list_tables(dir, &l, err);
 	if (!rc)
 		xb_info("--export: %zu table(s) with tablespaces in %s; starting the server on the backup to roll back "
 			"what was not committed at the backup's point",

@@ -44,6 +44,7 @@
 #include "innodb/warm.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "db/localserver.h"
 #include "info/export_pending.h"
 #include "info/inc_pending.h"
 #include "command/verify/verify.h"
@@ -316,6 +317,9 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 	if (rc)
 		return rc;
 	const char *dir = s.dir;
+	char bin[PATH_MAX];
+	if (s.export_tables && (rc = localserver_find(s.mariadbd, bin, sizeof bin, err)))
+		return rc; /* before anything changes */
 	bool resume_export = xb_export_pending_found(dir);
 	if (resume_export && !s.export_tables)
 		return xb_export_pending_refuse(dir, "--prepare without --export", err);
