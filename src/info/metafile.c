@@ -21,6 +21,7 @@
 #include "info/checkpoints.h"
 #include "info/manifest.h"
 #include "info/statcache.h"
+#include "info/export_pending.h"
 #include "info/tabledefs.h"
 #include "info/mru.h"
 #include "platform/file.h"
@@ -332,7 +333,7 @@ bool xb_metafile_stays_behind(const char *name)
 {
 	static const char *const names[] = {XB_BACKUP_CNF_FILE,   "xtrabackup_binary", XB_BINLOG_INFO_FILE,
 					    XB_CHECKPOINTS_FILE, XB_MRU_FILE,         XB_MANIFEST_FILE,
-					    XB_STATCACHE_FILE,   XB_TABLEDEFS_FILE,   NULL};
+					    XB_STATCACHE_FILE,   XB_TABLEDEFS_FILE,   XB_EXPORT_PENDING_FILE, NULL};
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(name, names[i]))
 			return true;
