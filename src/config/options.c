@@ -219,14 +219,25 @@ static int store(xb_options *o, int id, const char *value, const char *src, xb_e
 	long long i = 0;
 	uint64_t z = 0;
 	if (d->type == T_CMD) {
-		if (value) {
+		/* a command with an ARG in the table takes a value (--restore-tables=LIST), kept as an option's */
+		if (value && !d->arg) {
 			xb_err_set(err, XB_E_USAGE, "option --%s takes no value (%s)", d->name, src);
 			return getopt_status(err, XB_GETOPT_NO_ARGUMENT_ALLOWED);
+		}
+		if (!value && d->arg) {
+			xb_err_set(err, XB_E_USAGE, "option --%s needs a value (%s)", d->name, src);
+			return getopt_status(err, XB_GETOPT_ARGUMENT_REQUIRED);
 		}
 		if (o->command >= 0 && o->command != id)
 			return xb_err_set(err, XB_E_USAGE, "--%s and --%s cannot be used together",
 					  opts[o->command].name, d->name);
 		o->command = id;
+		if (!value)
+			return 0;
+		free(o->val[id]);
+		free(o->src[id]);
+		o->val[id] = strdup(value);
+		o->src[id] = strdup(src);
 		return 0;
 	}
 	if (!value) {
@@ -506,7 +517,7 @@ int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
 			const char *value = eq ? eq + 1 : NULL;
 			/* "--opt value" for options that require a value */
 			int id = find_long(name, n);
-			if (!value && id >= 0 && opts[id].type != T_BOOL && opts[id].type != T_CMD &&
+			if (!value && id >= 0 && opts[id].type != T_BOOL && (opts[id].type != T_CMD || opts[id].arg) &&
 			    !(opts[id].flags & OF_OPTARG) && i + 1 < argc)
 				value = argv[++i];
 			/* "--password pwd", as mariabackup takes it (alone, before another option, it prompts) */
