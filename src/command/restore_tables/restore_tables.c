@@ -251,7 +251,7 @@ static int resolve_item(rt_ctx *c, const xb_tabledefs *defs, rt_item *it, xb_err
 	if (!d)
 		return xb_err_set(err, XB_E_MISSING_FILE, "table %s.%s is not in the backup %s (%s has no %s)", t->db,
 				  t->name, c->set->dir, XB_TABLEDEFS_FILE, path),
-		       xb_err_hint(err, "nothing was changed; name the tables as the backed-up server named them");
+		       xb_err_hint(err, "name the tables as the backed-up server named them");
 	it->def = d->sql;
 	if (createstmt_has(it->def, "DATA DIRECTORY="))
 		return xb_err_set(err, XB_E_USAGE, "%s.%s has a DATA DIRECTORY: --restore-tables places files in the "
@@ -381,6 +381,18 @@ static void items_free(rt_ctx *c)
 	free(c->items);
 }
 
+/* A refusal by the checks: its hint says too that nothing was changed. */
+static int nothing_changed(xb_error *err)
+{
+	if (!err)
+		return XB_E_INTERNAL;
+	if (!err->hint[0])
+		return xb_err_hint(err, "nothing was changed");
+	char h[sizeof err->hint];
+	snprintf(h, sizeof h, "%s", err->hint);
+	return xb_err_hint(err, "nothing was changed; %s", h);
+}
+
 /* The checks, then the restores. */
 static int run(rt_ctx *c, const rt_list *l, const xb_tabledefs *defs, xb_error *err)
 {
@@ -396,10 +408,10 @@ static int run(rt_ctx *c, const rt_list *l, const xb_tabledefs *defs, xb_error *
 	for (size_t i = 0; i < c->n; i++) {
 		c->items[i].t = &l->v[i];
 		if ((rc = resolve_item(c, defs, &c->items[i], err)) || (rc = check_privileges(c, &c->items[i], err)))
-			return xb_err_hint(err, "nothing was changed");
+			return nothing_changed(err);
 	}
 	if ((rc = check_datadir(c, err)))
-		return rc;
+		return nothing_changed(err);
 	xb_info("checks passed: restoring %zu table%s from %s into the server's datadir %s", c->n, c->n == 1 ? "" : "s",
 		c->set->dir, c->datadir);
 	if ((rc = rt_exec(c, err, "SET SESSION foreign_key_checks = 0")))

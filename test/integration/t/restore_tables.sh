@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# restore_tables.sh - --restore-tables puts single tables of an exported
+# backup back into the running server, and touches nothing else.
+#
+# A server holds a schema shop: orders (AUTO_INCREMENT primary key, a
+# secondary index), order_items (a FOREIGN KEY to orders), events
+# (partitioned by RANGE, three partitions) and live, which takes writes all
+# along. The tool under test backs it up; mariabackup --prepare --export
+# writes the .cfg files (until our --prepare --export lands) and the test
+# writes xtrabackup_tabledefs.pmap from the server's SHOW CREATE TABLE.
+# Then, on the live source:
+#   - orders and order_items are dropped and restored while live takes writes:
+#     their CHECKSUM TABLE equals the backup time's, CHECK TABLE passes, live
+#     keeps growing and stays consistent, no foreign key is reported;
+#   - events (partitioned) has rows changed and is restored over its live
+#     self (same definition): its checksum is the backup's again;
+#   - orders changed is restored beside itself (--rename): orders keeps its
+#     changes, orders_restored equals the backup;
+#   - order_items restored while its parents are gone: a warning names the
+#     foreign key and counts the orphans;
+#   - refused, nothing changed, exit status 1: a table not in the backup, a
+#     live table whose definition differs, a backup without --export, a user
+#     without ALTER (the message names the privilege).
+# shellcheck source-path=SCRIPTDIR source=../inc/common.sh
+. "$(dirname "$0")/../inc/common.sh"
+
+[[ $XB_KIND == xtrabackup ]] || skip "--restore-tables is ours (mariabackup has no such command)"
+
+server_start src
+sql src "CREATE DATABASE shop; USE shop;
+CREATE TABLE orders (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, customer VARCHAR(40) NOT NULL,
+  total DECIMAL(10,2), KEY k_customer (customer)) ENGINE=InnoDB;
+CREATE TABLE order_items (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, order_id INT NOT NULL, sku VARCHAR(20),
+  qty INT NOT NULL, CONSTRAINT fk_items_order FOREIGN KEY (order_id) REFERENCES orders (id)) ENGINE=InnoDB;
+CREATE TABLE events (id INT NOT NULL, at DATE NOT NULL, note VARCHAR(40), PRIMARY KEY (id, at)) ENGINE=InnoDB
+  PARTITION BY RANGE (YEAR(at)) (PARTITION p2023 VALUES LESS THAN (2024), PARTITION p2024 VALUES LESS THAN (2025),
+  PARTITION pmax VALUES LESS THAN MAXVALUE);
+CREATE TABLE live (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB;
+INSERT INTO orders (customer, total) SELECT CONCAT('c', seq % 50), seq / 3 FROM seq_1_to_3000;
+INSERT INTO order_items (order_id, sku, qty) SELECT 1 + seq % 3000, CONCAT('sku', seq), 1 + seq % 7 FROM seq_1_to_9000;
+INSERT INTO events SELECT seq, '2023-01-01' + INTERVAL seq DAY, CONCAT('e', seq) FROM seq_1_to_1000;
+INSERT INTO live (v) SELECT seq FROM seq_1_to_100;" || fail "creating shop failed"
+
+# live takes writes until $T/stop exists
+(
+    while [[ ! -e $T/stop ]]; do
+        sql src "INSERT INTO shop.live (v) VALUES (1)" || break
+        sleep 0.05
+    done
+) &
+bg_track $!
+
+sums() { sql src "CHECKSUM TABLE $* EXTENDED" | awk -F'\t' '{ print $1 " " $2 }'; }
+check_ok() {
+    local bad
+    bad=$(sql src "CHECK TABLE $* EXTENDED" | awk -F'\t' '$3 == "error" || ($3 == "status" && $4 != "OK")')
+    [[ -z $bad ]] || fail "CHECK TABLE: $bad"
+}
+
+backup_sums=$(sums shop.orders, shop.order_items, shop.events)
+xb_backup src "$T/bk"
+assert_ok "$XB_RC" "$XB_ERR" "backup"
+
+# the export: .cfg files by mariabackup, the definitions as our --prepare --export records them
+log "prepare: mariabackup --prepare --export --target-dir=$T/bk"
+mariabackup --prepare --export --target-dir="$T/bk" > "$T/prepare.log" 2>&1 < /dev/null
+assert_ok $? "$T/prepare.log" "prepare --export"
+assert_file "$T/bk/shop/orders.cfg"
+write_tabledefs() {
+    local out=$1 t def n=0
+    {
+        echo "xtrabackup-tabledefs 1"
+        for t in $(printf '%s\n' events live order_items orders | LC_ALL=C sort); do
+            def=$(mariadb --defaults-file="$src_CNF" -N -B -r -e "SHOW CREATE TABLE shop.$t" | sed '1s/^[^\t]*\t//')
+            printf 'def shop/%s %d\n%s\n' "$t" "$(printf '%s' "$def" | wc -c)" "$def"
+            n=$((n + 1))
+        done
+        echo "end $n"
+    } > "$out"
+}
+write_tabledefs "$T/bk/xtrabackup_tabledefs.pmap"
+assert_eq "backup_type = log-applied" "$(grep backup_type "$T/bk/xtrabackup_checkpoints")" "the backup is prepared"
+
+restore() { xb_run --defaults-file="$src_CNF" --target-dir="$T/bk" "$@"; }
+live_rows() { sql src "SELECT COUNT(*) FROM shop.live"; }
+
+# ---- orders and order_items dropped, restored while live takes writes
+sql src "DROP TABLE shop.order_items, shop.orders" || fail "dropping failed"
+before_live=$(live_rows)
+restore --restore-tables=shop.orders,shop.order_items
+assert_ok "$XB_RC" "$XB_ERR" "restore of orders and order_items"
+assert_eq "$(grep -v events <<<"$backup_sums")" "$(sums shop.orders, shop.order_items)" "restored tables equal the backup"
+check_ok shop.orders, shop.order_items
+assert_contains "$XB_ERR" "restored: shop.orders \([0-9]+ rows" "a summary line for orders"
+assert_contains "$XB_ERR" "restored: shop.order_items \(9000 rows" "a summary line for order_items"
+assert_contains "$XB_ERR" "foreign key .fk_items_order.: every row" "the foreign key checked"
+assert_not_contains "$XB_ERR" "have no parent row" "no orphans"
+assert_eq "3000" "$(sql src "SELECT COUNT(*) FROM shop.orders FORCE INDEX (k_customer) WHERE customer LIKE 'c%'")" \
+    "the secondary index of orders after the import"
+next=$(sql src "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'orders'")
+[[ $next -gt 3000 ]] || fail "orders' AUTO_INCREMENT after the import is $next"
+ls "$src_DATADIR/shop" | grep -E '\.cfg$|xbrestore' && fail "files left in the datadir"
+sleep 1
+[[ $(live_rows) -gt $before_live ]] || fail "shop.live stopped taking writes"
+log "orders and order_items restored; live kept its writes"
+
+# ---- events (partitioned), changed, restored over itself
+sql src "DELETE FROM shop.events WHERE id % 3 = 0; UPDATE shop.events SET note = 'changed' WHERE id < 100;
+    INSERT INTO shop.events VALUES (5000, '2030-01-01', 'new')" || fail "changing events failed"
+restore --restore-tables=shop.events
+assert_ok "$XB_RC" "$XB_ERR" "restore of the partitioned events"
+assert_eq "$(grep events <<<"$backup_sums")" "$(sums shop.events)" "events equals the backup"
+check_ok shop.events
+assert_eq "p2023 364
+p2024 366
+pmax 270" "$(sql src "SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'shop'
+    AND TABLE_NAME = 'events' ORDER BY 1" | awk '{ print $1 }' | paste -d' ' - <(sql src "SELECT COUNT(*) FROM shop.events PARTITION (p2023)
+    UNION ALL SELECT COUNT(*) FROM shop.events PARTITION (p2024) UNION ALL SELECT COUNT(*) FROM shop.events PARTITION (pmax)"))" \
+    "each partition holds its rows"
+[[ -z $(sql src "SHOW TABLES FROM shop LIKE 'xbrt%'") ]] || fail "work tables left"
+log "events restored through its partitions"
+
+# ---- --rename beside a changed live table
+sql src "UPDATE shop.orders SET total = 0 WHERE id < 50; INSERT INTO shop.orders (customer) VALUES ('late')" || fail "changing orders"
+changed=$(sums shop.orders)
+restore --restore-tables=shop.orders --rename=shop.orders:shop.orders_restored
+assert_ok "$XB_RC" "$XB_ERR" "restore of orders as orders_restored"
+assert_eq "$changed" "$(sums shop.orders)" "the live orders is untouched"
+assert_eq "$(grep 'shop.orders ' <<<"$backup_sums" | awk '{ print $2 }')" "$(sums shop.orders_restored | awk '{ print $2 }')" \
+    "orders_restored equals the backup's orders"
+check_ok shop.orders_restored
+log "orders restored beside itself as orders_restored"
+
+# ---- orphans reported: order_items restored while some of its parents are gone
+sql src "SET foreign_key_checks = 0; DELETE FROM shop.orders WHERE id <= 10" || fail "deleting orders"
+restore --restore-tables=shop.order_items
+assert_ok "$XB_RC" "$XB_ERR" "restore of order_items alone"
+assert_contains "$XB_ERR" "Warning: foreign key .fk_items_order.: 30 rows of .shop.\..order_items. have no parent row" \
+    "the orphans counted and the constraint named"
+
+# ---- refusals: nothing changes, exit status 1
+all_before=$(checksum_all src | grep -v '^shop.live ')
+restore --restore-tables=shop.orders,shop.nosuch
+assert_eq 1 "$XB_RC" "a table not in the backup: exit status"
+assert_contains "$XB_ERR" "Error: \[0*17\] table shop.nosuch is not in the backup $T/bk" "the missing table named"
+
+sql src "ALTER TABLE shop.order_items ADD COLUMN extra INT" || fail "altering order_items"
+items_before=$(sums shop.order_items)
+restore --restore-tables=shop.orders,shop.order_items
+assert_eq 1 "$XB_RC" "a live table that differs: exit status"
+assert_contains "$XB_ERR" "differs from the backup's definition of shop.order_items at line 6: live '  .extra. int\(11\) DEFAULT NULL,'" \
+    "the first differing line shown"
+assert_contains "$XB_ERR" "HINT: .*--rename=shop.order_items:shop.order_items_restored" "the rename recipe suggested"
+assert_eq "$items_before" "$(sums shop.order_items)" "the differing live table is untouched"
+sql src "ALTER TABLE shop.order_items DROP COLUMN extra" || fail "altering order_items back"
+
+mkdir "$T/noexport"
+cp "$T/bk/xtrabackup_checkpoints" "$T/noexport/"
+xb_run --defaults-file="$src_CNF" --target-dir="$T/noexport" --restore-tables=shop.orders
+assert_eq 1 "$XB_RC" "a backup without --export: exit status"
+assert_contains "$XB_ERR" "is not exported: it has no xtrabackup_tabledefs.pmap" "the backup is refused"
+assert_contains "$XB_ERR" "HINT: run xtrabackup --prepare --export --target-dir=$T/noexport first" "the hint"
+
+sql src "CREATE USER rt@localhost; GRANT SELECT, CREATE, DROP, INSERT ON shop.* TO rt@localhost" || fail "creating rt"
+restore --user=rt --restore-tables=shop.orders
+assert_eq 1 "$XB_RC" "a user without ALTER: exit status"
+assert_contains "$XB_ERR" "missing required privilege ALTER on .shop.\..orders." "the privilege named"
+assert_eq "$all_before" "$(checksum_all src | grep -v '^shop.live ')" "the refused runs changed nothing"
+
+touch "$T/stop"
+sleep 0.3
+check_ok shop.live
+log "refusals: missing table, differing definition, no export, no ALTER privilege"
