@@ -160,7 +160,7 @@ static const char *drop_created(rt_ctx *c, const char *q)
 		xb_warn("%s", e2.msg);
 		return "the table was created by this run, and dropping it again failed: drop it by hand";
 	}
-	return "the table was created by this run and is dropped again: the server is as before";
+	return "the table was created by this run and is dropped again";
 }
 
 static int import_plain(rt_ctx *c, rt_item *it, bool created, xb_error *err)
@@ -264,7 +264,7 @@ int rt_import(rt_ctx *c, rt_item *it, xb_error *err)
 	int rc = 0;
 	if (!it->exists) {
 		if ((rc = create_target(c, it, err))) {
-			failed(it, err, "the server is as before");
+			failed(it, err, "creating it failed: it does not exist");
 			return rc;
 		}
 		created = true;

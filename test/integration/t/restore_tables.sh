@@ -138,6 +138,42 @@ assert_ok "$XB_RC" "$XB_ERR" "restore of order_items alone"
 assert_contains "$XB_ERR" "Warning: foreign key .fk_items_order.: 30 rows of .shop.\..order_items. have no parent row" \
     "the orphans counted and the constraint named"
 
+# ---- a partitioned table the server lacks, created under another name
+restore --restore-tables=shop.events --rename=shop.events:shop.events_copy
+assert_ok "$XB_RC" "$XB_ERR" "restore of events as events_copy"
+assert_eq "$(grep events <<<"$backup_sums" | awk '{ print $2 }')" "$(sums shop.events_copy | awk '{ print $2 }')" \
+    "events_copy equals the backup's events"
+check_ok shop.events_copy
+
+# ---- a failure part-way: order_items' .cfg is damaged in a copy of the backup
+cp -a "$T/bk" "$T/bad"
+head -c 64 "$T/bk/shop/order_items.cfg" > "$T/bad/shop/order_items.cfg"
+sql src "DROP TABLE shop.orders_restored, shop.events_copy" || fail "dropping the copies"
+sql src "DROP TABLE shop.order_items" || fail "dropping order_items"
+xb_run --defaults-file="$src_CNF" --target-dir="$T/bad" --restore-tables=shop.orders_x,shop.order_items \
+    --rename=shop.orders_x:shop.orders_x2 2>/dev/null
+assert_eq 1 "$XB_RC" "a table not in the backup, with a rename: exit status"
+xb_run --defaults-file="$src_CNF" --target-dir="$T/bad" --restore-tables=shop.orders,shop.order_items,shop.events \
+    --rename=shop.orders:shop.orders_restored
+assert_eq 1 "$XB_RC" "a failed import: exit status"
+assert_contains "$XB_ERR" "restored: shop.orders as .shop.\..orders_restored." "the table restored before the failure"
+assert_contains "$XB_ERR" "not restored: shop.order_items: .*created by this run and is dropped again" \
+    "the failed table, created by us, is dropped"
+assert_contains "$XB_ERR" "not restored: shop.events: not attempted" "the table after the failure"
+[[ -z $(sql src "SHOW TABLES FROM shop LIKE 'order_items'") ]] || fail "the failed order_items was left"
+ls "$src_DATADIR/shop" | grep -E '^order_items\.|xbrestore' && fail "files of the failed import left in the datadir"
+# the same failure over a live table: it stays discarded, the message says how to retry, the retry works
+restore --restore-tables=shop.order_items
+assert_ok "$XB_RC" "$XB_ERR" "order_items restored again"
+xb_run --defaults-file="$src_CNF" --target-dir="$T/bad" --restore-tables=shop.order_items
+assert_eq 1 "$XB_RC" "a failed import over a live table: exit status"
+assert_contains "$XB_ERR" "is left with its tablespace discarded .*retry with xtrabackup --restore-tables=shop.order_items --target-dir=$T/bad" \
+    "the discarded table and the retry named"
+restore --restore-tables=shop.order_items
+assert_ok "$XB_RC" "$XB_ERR" "the retry of order_items"
+assert_eq "$(grep order_items <<<"$backup_sums")" "$(sums shop.order_items)" "order_items after the retry"
+log "a failure part-way: created table dropped, discarded table named, retry works"
+
 # ---- refusals: nothing changes, exit status 1
 all_before=$(checksum_all src | grep -v '^shop.live ')
 restore --restore-tables=shop.orders,shop.nosuch
