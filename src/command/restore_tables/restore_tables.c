@@ -1,6 +1,7 @@
 /*
  * restore_tables.c - --restore-tables: single tables of an exported backup
- * put back into the running server on this host (doc/restore-tables.md).
+ * put back into the running server on this host (README, "Restoring single
+ * tables").
  *
  * Everything is checked before anything changes: the list (tablelist.h),
  * the backup (prepared: backup_type = log-applied; exported: its
