@@ -174,6 +174,21 @@ assert_ok "$XB_RC" "$XB_ERR" "the retry of order_items"
 assert_eq "$(grep order_items <<<"$backup_sums")" "$(sums shop.order_items)" "order_items after the retry"
 log "a failure part-way: created table dropped, discarded table named, retry works"
 
+# ---- a metadata lock held by another session: the wait ends at --lock-wait-timeout, the table is unchanged
+lock_holder src mdl "LOCK TABLES shop.orders READ;"
+sleep 1
+orders_before=$(sums shop.orders)
+start=$(date +%s)
+restore --restore-tables=shop.orders --lock-wait-timeout=2
+assert_eq 1 "$XB_RC" "a table locked by another session: exit status"
+[[ $(( $(date +%s) - start )) -lt 60 ]] || fail "the locked restore took $(( $(date +%s) - start )) s"
+assert_contains "$XB_ERR" "not restored: shop.orders: .*Lock wait timeout exceeded.*the live table .shop.\..orders. is unchanged" \
+    "the lock wait ended and the table is named unchanged"
+touch "$T/mdl.release"
+wait "$HOLDER_PID" 2>/dev/null
+assert_eq "$orders_before" "$(sums shop.orders)" "the locked table is untouched"
+log "a metadata lock: the restore gave up after --lock-wait-timeout"
+
 # ---- refusals: nothing changes, exit status 1
 all_before=$(checksum_all src | grep -v '^shop.live ')
 restore --restore-tables=shop.orders,shop.nosuch
