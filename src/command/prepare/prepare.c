@@ -44,6 +44,7 @@
 #include "innodb/warm.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
+#include "info/export_pending.h"
 #include "info/inc_pending.h"
 #include "command/verify/verify.h"
 #include "platform/file.h"
@@ -296,15 +297,37 @@ int prepare_lock(const char *dir, int *fd, xb_error *err)
 	return 0;
 }
 
+/* --export alone, under the backup's lock. */
+static int export_locked(const prepare_settings *s, const char *dir, xb_error *err)
+{
+	int dfd;
+	int rc = prepare_lock(dir, &dfd, err);
+	if (rc)
+		return rc;
+	rc = prepare_export(s, dir, err);
+	close(dfd);
+	return rc;
+}
+
 int cmd_prepare(const xb_options *o, xb_error *err)
 {
 	prepare_settings s;
 	int rc = prepare_settings_resolve(o, &s, err);
 	if (rc)
 		return rc;
-	if (s.inc_dir)
-		return prepare_incremental(&s, err);
 	const char *dir = s.dir;
+	bool resume_export = xb_export_pending_found(dir);
+	if (resume_export && !s.export_tables)
+		return xb_export_pending_refuse(dir, "--prepare without --export", err);
+	if (s.inc_dir && resume_export) {
+		xb_err_set(err, XB_E_NOT_PREPARED, "%s: a --prepare --export of it did not finish: no incremental can be "
+			   "applied to it now", dir);
+		return xb_err_hint(err, "run xtrabackup --prepare --export --target-dir=%s first", dir);
+	}
+	if (s.inc_dir) {
+		rc = prepare_incremental(&s, err);
+		return rc || !s.export_tables ? rc : export_locked(&s, dir, err);
+	}
 	checkpoints c;
 	rc = xb_checkpoints_read(dir, &c, err);
 	if (rc)
@@ -322,6 +345,12 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 		return xb_err_hint(err, "the backup's completion marker is damaged or of another tool: put back %s from "
 				   "another copy of this backup, or take a new backup", XB_CHECKPOINTS_FILE);
 	}
+	if (resume_export && !strcmp(c.backup_type, "log-applied")) {
+		xb_warn("%s: an earlier --prepare --export of it did not finish (%s is there): it is run again, and the "
+			"files the server on the backup wrote are described as they are now",
+			dir, XB_EXPORT_PENDING_FILE);
+		return export_locked(&s, dir, err);
+	}
 	if (!strcmp(c.backup_type, "log-applied"))
 		xb_info("%s is already prepared: applying its (empty) log again changes nothing", dir);
 	int dfd;
@@ -330,11 +359,13 @@ int cmd_prepare(const xb_options *o, xb_error *err)
 	verify_result vr;
 	xb_manifest m;
 	xb_manifest_init(&m);
-	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, VERIFY_QUICK, NULL, &m, &vr, err);
+	rc = verify_backup(dir, "--prepare", c.backup_type, s.threads, VERIFY_QUICK | VERIFY_ADDED_OK, NULL, &m, &vr, err);
 	if (!rc) {
 		xb_fault(XB_FAULT_PREPARE_STARTED);
 		rc = prepare_run(&s, dir, &c, vr.have_manifest ? &m : NULL, &vr.checked, NULL, err);
 	}
+	if (!rc && s.export_tables)
+		rc = prepare_export(&s, dir, err);
 	verify_result_free(&vr);
 	xb_manifest_free(&m);
 	close(dfd);

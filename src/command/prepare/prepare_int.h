@@ -46,6 +46,9 @@ int prepare_run(const prepare_settings *s, const char *dir, xb_checkpoints *c, x
 /* Take the exclusive lock of the backup dir (*fd, close it to release). */
 int prepare_lock(const char *dir, int *fd, xb_error *err);
 
+/* --export on the prepared backup dir, locked (export.c). */
+int prepare_export(const prepare_settings *s, const char *dir, xb_error *err);
+
 /* --prepare --incremental-dir (incremental.c). */
 int prepare_incremental(const prepare_settings *s, xb_error *err);
 

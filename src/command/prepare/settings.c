@@ -28,6 +28,10 @@ int prepare_settings_resolve(const xb_options *o, prepare_settings *s, xb_error 
 	s->durable = xb_opt_bool(o, XB_OPT_PREPARE_FSYNC);
 	s->progress = xb_opt_str(o, XB_OPT_PROGRESS);
 	s->stats_file = xb_opt_str(o, XB_OPT_STATS_FILE);
+	s->export_tables = xb_opt_bool(o, XB_OPT_EXPORT);
+	s->mariadbd = xb_opt_str(o, XB_OPT_MARIADBD);
+	s->export_timeout = (unsigned)xb_opt_int(o, XB_OPT_EXPORT_TIMEOUT);
+	s->tmpdir = xb_opt_str(o, XB_OPT_TMPDIR);
 	/* what a prepare can do without giving up the backup's consistency
 	 * (mariabackup's limit too): 1, damaged pages left as copied; the higher
 	 * levels skip undo or redo, which a backup cannot do without */

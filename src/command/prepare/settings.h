@@ -25,6 +25,10 @@ typedef struct prepare_settings {
 	int force_recovery;     /* --innodb-force-recovery, limited to 1 (damaged pages left as copied) */
 	bool force_limited;     /* a value above 1 was asked for and limited to 1 */
 	bool partial;           /* a partial-backup option (--databases*, --tables*) was given: the backup is partial */
+	bool export_tables;     /* --export: make the tables importable (export.c) */
+	const char *mariadbd;   /* --mariadbd: the server program --export starts, or NULL to look for it */
+	unsigned export_timeout; /* --export-timeout: seconds for that server's start, and again for its shutdown */
+	const char *tmpdir;     /* --tmpdir: where that server's private directory goes, or NULL */
 } prepare_settings;
 
 /* Resolve the settings of --prepare (XB_E_USAGE naming what is wrong, e.g. no --target-dir). */

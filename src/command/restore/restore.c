@@ -44,6 +44,7 @@
 #include "common/parallel.h"
 #include "common/path.h"
 #include "common/progress.h"
+#include "info/export_pending.h"
 #include "info/inc_pending.h"
 #include "info/binlog_info.h"
 #include "info/checkpoints.h"
@@ -396,7 +397,8 @@ static int run(const xb_options *o, bool move, xb_error *err)
 			   dir, cp.backup_type);
 		return xb_err_hint(err, "run xtrabackup --prepare --target-dir=%s first", dir);
 	}
-	if ((rc = xb_inc_pending_refuse(dir, move ? "--move-back" : "--copy-back", err)))
+	if ((rc = xb_inc_pending_refuse(dir, move ? "--move-back" : "--copy-back", err)) ||
+	    (rc = xb_export_pending_refuse(dir, move ? "--move-back" : "--copy-back", err)))
 		return rc;
 	char jpath[PATH_MAX];
 	if ((rc = xb_path_join(jpath, sizeof jpath, dir, JOURNAL_NAME, err)))

@@ -24,6 +24,7 @@
 #include "common/parallel.h"
 #include "common/path.h"
 #include "info/checkpoints.h"
+#include "info/export_pending.h"
 #include "info/inc_pending.h"
 #include "info/binlog_info.h"
 #include "info/markers.h"
@@ -122,7 +123,8 @@ static int list_entry(void *ctx, const xb_dirent *e, xb_error *err)
 	bool encrypted, encoded = decoded_name(rel0, dec, sizeof dec, &encrypted);
 	const char *name = encoded ? dec : rel0;
 	if (!strchr(name, '/') && (!strcmp(name, XB_MANIFEST_FILE) || !strcmp(name, XB_CHECKPOINTS_FILE) ||
-				   !strcmp(name, XB_INC_PENDING_FILE) || !strcmp(name, XB_STATCACHE_FILE)))
+				   !strcmp(name, XB_INC_PENDING_FILE) || !strcmp(name, XB_STATCACHE_FILE) ||
+				   !strcmp(name, XB_EXPORT_PENDING_FILE)))
 		return 0;
 	xb_file_stamp st;
 	if (xb_file_stamp_of(e->path, &st))
@@ -365,6 +367,9 @@ static int read_all(listing *l, int threads, const uint8_t *key, uint64_t *bytes
 
 typedef struct findings {
 	size_t missing, extra, changed; /* counts */
+	bool added_ok;                  /* extra files are not damage: listed in added */
+	size_t added;                   /* extra files, when added_ok */
+	char added_named[NAMED_MAX][300]; /* the first few of them */
 	char named[NAMED_MAX][320];     /* the first few, described */
 	size_t n_named;                 /* how many are in named */
 } findings;
@@ -475,8 +480,13 @@ static int compare(const char *dir, const xb_manifest *m, listing *l, bool relax
 		f->e = xb_manifest_find(m, f->rel);
 		bool soft = relaxed && verify_prepare_writes(f->rel);
 		if (!f->e) {
-			if (!soft)
+			if (!soft && fd->added_ok) {
+				if (fd->added < NAMED_MAX)
+					snprintf(fd->added_named[fd->added], sizeof fd->added_named[0], "%s", f->rel);
+				fd->added++;
+			} else if (!soft) {
 				found(fd, &fd->extra, "is not in the manifest", f->rel, NULL);
+			}
 			continue;
 		}
 		if (soft || presence_only(f->rel))
@@ -675,6 +685,7 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 	listing l = {.top = dir};
 	findings fd;
 	memset(&fd, 0, sizeof fd);
+	fd.added_ok = flags & VERIFY_ADDED_OK;
 	xb_statcache cache;
 	xb_statcache_init(&cache);
 	if (flags & VERIFY_QUICK) {
@@ -733,6 +744,14 @@ int verify_backup(const char *dir, const char *command, const char *backup_type,
 	listing_free(&l);
 	if (!rc && fd.missing + fd.extra + fd.changed)
 		rc = damaged(dir, command, &fd, err);
+	if (!rc && fd.added) {
+		char list[NAMED_MAX * 310] = "";
+		for (size_t i = 0; i < fd.added && i < NAMED_MAX; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", fd.added_named[i]);
+		xb_warn("%s holds %zu file(s) the backup did not write: %s%s; %s leaves them as they are and counts them "
+			"in the backup from now on",
+			dir, fd.added, list, fd.added > NAMED_MAX ? ", ..." : "", command);
+	}
 	res->seconds = xb_clock_sec() - t0;
 	if (!rc && res->cached)
 		xb_info("Checked %s against its manifest: %llu files, %llu of them unchanged since they were last "
@@ -908,6 +927,8 @@ int cmd_verify(const xb_options *o, xb_error *err)
 		type = cp.backup_type;
 	if (!rc)
 		rc = xb_inc_pending_refuse(s.dir, "--verify", err);
+	if (!rc)
+		rc = xb_export_pending_refuse(s.dir, "--verify", err);
 	if (!rc && !exists(s.dir, XB_MANIFEST_FILE, "") && !exists(s.dir, XB_MANIFEST_FILE, ".xbcrypt")) {
 		rc = xb_err_set(err, XB_E_MISSING_FILE, "%s/%s: no manifest, so the backup cannot be checked", s.dir,
 				XB_MANIFEST_FILE);

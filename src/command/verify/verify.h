@@ -64,6 +64,8 @@ typedef struct verify_result {
 } verify_result;
 
 #define VERIFY_QUICK 1u /* files the stat cache vouches for are not read */
+#define VERIFY_ADDED_OK 2u /* files the manifest does not list (put beside the backup's own, e.g. a
+                           * copy of my.cnf) are named in a warning, not counted as damage */
 
 void verify_result_free(verify_result *res);
 
@@ -74,7 +76,7 @@ void verify_result_free(verify_result *res);
  * XB_E_USAGE), as does an encrypted manifest.
  * A backup without a manifest: one warning, 0, have_manifest false (the
  * caller decides). XB_E_BACKUP_DAMAGED (or the reading error) otherwise.
- * flags: VERIFY_QUICK or 0. m (may be NULL) receives the manifest read
+ * flags: VERIFY_QUICK, VERIFY_ADDED_OK or 0. m (may be NULL) receives the manifest read
  * (free it); res->checked the files found good (verify_result_free). */
 int verify_backup(const char *dir, const char *command, const char *backup_type, int threads, unsigned flags,
 		  const uint8_t *key, xb_manifest *m, verify_result *res, xb_error *err);
