@@ -5,9 +5,9 @@
 # A server holds a schema shop: orders (AUTO_INCREMENT primary key, a
 # secondary index), order_items (a FOREIGN KEY to orders), events
 # (partitioned by RANGE, three partitions) and live, which takes writes all
-# along. The tool under test backs it up; mariabackup --prepare --export
-# writes the .cfg files (until our --prepare --export lands) and the test
-# writes xtrabackup_tabledefs.pmap from the server's SHOW CREATE TABLE.
+# along. The tool under test backs it up and exports it (--prepare --export;
+# with RT_EXPORT=mariabackup, mariabackup --prepare --export writes the .cfg
+# files and the test xtrabackup_tabledefs.pmap from SHOW CREATE TABLE).
 # Then, on the live source:
 #   - orders and order_items are dropped and restored while live takes writes:
 #     their CHECKSUM TABLE equals the backup time's, CHECK TABLE passes, live
@@ -61,11 +61,9 @@ backup_sums=$(sums shop.orders, shop.order_items, shop.events)
 xb_backup src "$T/bk"
 assert_ok "$XB_RC" "$XB_ERR" "backup"
 
-# the export: .cfg files by mariabackup, the definitions as our --prepare --export records them
-log "prepare: mariabackup --prepare --export --target-dir=$T/bk"
-mariabackup --prepare --export --target-dir="$T/bk" > "$T/prepare.log" 2>&1 < /dev/null
-assert_ok $? "$T/prepare.log" "prepare --export"
-assert_file "$T/bk/shop/orders.cfg"
+# The export: ours (--prepare --export) by default; RT_EXPORT=mariabackup
+# takes mariabackup's .cfg files and writes xtrabackup_tabledefs.pmap from the
+# source's SHOW CREATE TABLE, as our export records them (info/tabledefs.h).
 write_tabledefs() {
     local out=$1 t def n=0
     {
@@ -78,7 +76,18 @@ write_tabledefs() {
         echo "end $n"
     } > "$out"
 }
-write_tabledefs "$T/bk/xtrabackup_tabledefs.pmap"
+if [[ ${RT_EXPORT:-xtrabackup} == mariabackup ]]; then
+    log "prepare: mariabackup --prepare --export --target-dir=$T/bk"
+    mariabackup --prepare --export --target-dir="$T/bk" > "$T/prepare.log" 2>&1 < /dev/null
+    assert_ok $? "$T/prepare.log" "mariabackup --prepare --export"
+    write_tabledefs "$T/bk/xtrabackup_tabledefs.pmap"
+else
+    xb_run --prepare --export --target-dir="$T/bk"
+    assert_ok "$XB_RC" "$XB_ERR" "--prepare --export"
+fi
+assert_file "$T/bk/shop/orders.cfg"
+assert_file "$T/bk/shop/events#P#pmax.cfg"
+assert_file "$T/bk/xtrabackup_tabledefs.pmap"
 assert_eq "backup_type = log-applied" "$(grep backup_type "$T/bk/xtrabackup_checkpoints")" "the backup is prepared"
 
 restore() { xb_run --defaults-file="$src_CNF" --target-dir="$T/bk" "$@"; }
