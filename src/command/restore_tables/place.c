@@ -92,15 +92,21 @@ int place_file(const char *src, const char *dir, const char *name, xb_error *err
 		return xb_err_set(err, XB_E_USAGE, "file name too long: %s.xbrestore", name);
 	if ((rc = xb_path_join(tmp, sizeof tmp, dir, tmpname, err)))
 		return rc;
-	struct stat dst_dir;
+	/* the owner and mode of the server's own files there: its db.opt, else the directory's */
+	struct stat like, dst_dir;
+	char opt[PATH_MAX];
 	if (stat(dir, &dst_dir))
 		return xb_err_set(err, XB_E_TARGET, "cannot stat %s: %s", dir, strerror(errno));
+	if (!xb_path_join(opt, sizeof opt, dir, "db.opt", NULL) && !stat(opt, &like) && S_ISREG(like.st_mode))
+		like.st_mode &= 0666;
+	else
+		like = dst_dir;
 	int in = xb_file_open(XB_FILE_CWD, src, XB_FILE_READ, 0, NULL);
 	if (in < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", src, strerror(errno));
 	/* a temporary file left by a run that was killed is ours to replace */
 	(void)xb_file_remove(tmp);
-	mode_t mode = dst_dir.st_mode & 0666;
+	mode_t mode = like.st_mode & 0666;
 	int out = xb_file_open(XB_FILE_CWD, tmp, XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_EXCL, mode ? mode : 0600, NULL);
 	if (out < 0) {
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno));
@@ -109,7 +115,7 @@ int place_file(const char *src, const char *dir, const char *name, xb_error *err
 	}
 	rc = copy_all(in, out, src, tmp, err);
 	/* the server opens and later writes the file as the datadir's owner */
-	if (!rc && geteuid() == 0 && fchown(out, dst_dir.st_uid, dst_dir.st_gid))
+	if (!rc && geteuid() == 0 && fchown(out, like.st_uid, like.st_gid))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot give %s the owner of %s: %s", tmp, dir, strerror(errno));
 	if (!rc && fchmod(out, mode ? mode : 0600))
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot set the mode of %s: %s", tmp, strerror(errno));

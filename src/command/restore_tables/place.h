@@ -3,8 +3,9 @@
  * ALTER TABLE ... IMPORT TABLESPACE to find it.
  *
  * The file is copied under a temporary name beside its final one
- * (NAME.xbrestore), made durable, given the owner and mode the database
- * directory has (the owner only when we run as root: the server must be able
+ * (NAME.xbrestore), made durable, given the owner and mode of the server's
+ * own db.opt there (else the directory's owner, and its mode without the
+ * execute bits; the owner only when we run as root: the server must be able
  * to open and later write it), then renamed to its name, never replacing a
  * file that is there, and the directory is synced. A failed copy leaves no
  * temporary file behind.

@@ -364,7 +364,7 @@ static void summary(const rt_ctx *c)
 			xb_info("not restored: %s.%s%s: %s", it->t->db, it->t->name, as, it->why);
 			break;
 		default:
-			xb_info("not restored: %s.%s%s: not attempted after the failure above; the live table is unchanged",
+			xb_info("not restored: %s.%s%s: not attempted after the failure above; nothing was done to it",
 				it->t->db, it->t->name, as);
 			break;
 		}
@@ -417,11 +417,9 @@ static int run(rt_ctx *c, const rt_list *l, const xb_tabledefs *defs, xb_error *
 		c->set->dir, c->datadir);
 	if ((rc = rt_exec(c, err, "SET SESSION foreign_key_checks = 0")))
 		return rc;
-	for (size_t i = 0; i < c->n && !rc; i++) {
-		if (command_interrupted(err))
-			return XB_E_INTERRUPTED;
-		rc = rt_import(c, &c->items[i], err);
-	}
+	for (size_t i = 0; i < c->n && !rc; i++)
+		if (!(rc = command_interrupted(err) ? XB_E_INTERRUPTED : 0))
+			rc = rt_import(c, &c->items[i], err);
 	xb_error fkerr;
 	bool any = false;
 	for (size_t i = 0; i < c->n; i++)

@@ -109,6 +109,8 @@ assert_eq "3000" "$(sql src "SELECT COUNT(*) FROM shop.orders FORCE INDEX (k_cus
 next=$(sql src "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'orders'")
 [[ $next -gt 3000 ]] || fail "orders' AUTO_INCREMENT after the import is $next"
 ls "$src_DATADIR/shop" | grep -E '\.cfg$|xbrestore' && fail "files left in the datadir"
+assert_eq "$(stat -c '%U:%G %a' "$src_DATADIR/shop/live.ibd")" "$(stat -c '%U:%G %a' "$src_DATADIR/shop/orders.ibd")" \
+    "the placed .ibd has the owner and mode of the server's own files"
 sleep 1
 [[ $(live_rows) -gt $before_live ]] || fail "shop.live stopped taking writes"
 log "orders and order_items restored; live kept its writes"
