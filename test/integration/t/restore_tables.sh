@@ -39,7 +39,9 @@ CREATE TABLE live (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=Inn
 INSERT INTO orders (customer, total) SELECT CONCAT('c', seq % 50), seq / 3 FROM seq_1_to_3000;
 INSERT INTO order_items (order_id, sku, qty) SELECT 1 + seq % 3000, CONCAT('sku', seq), 1 + seq % 7 FROM seq_1_to_9000;
 INSERT INTO events SELECT seq, '2023-01-01' + INTERVAL seq DAY, CONCAT('e', seq) FROM seq_1_to_1000;
-INSERT INTO live (v) SELECT seq FROM seq_1_to_100;" || fail "creating shop failed"
+INSERT INTO live (v) SELECT seq FROM seq_1_to_100;
+CREATE DATABASE \`my-db\`; CREATE TABLE \`my-db\`.\`t-1\` (id INT PRIMARY KEY, s VARCHAR(10)) ENGINE=InnoDB;
+INSERT INTO \`my-db\`.\`t-1\` SELECT seq, 'x' FROM seq_1_to_500;" || fail "creating shop failed"
 
 # live takes writes until $T/stop exists
 (
@@ -65,14 +67,16 @@ assert_ok "$XB_RC" "$XB_ERR" "backup"
 # takes mariabackup's .cfg files and writes xtrabackup_tabledefs.pmap from the
 # source's SHOW CREATE TABLE, as our export records them (info/tabledefs.h).
 write_tabledefs() {
-    local out=$1 t def n=0
+    local out=$1 path name def n=0
     {
         echo "xtrabackup-tabledefs 1"
-        for t in $(printf '%s\n' events live order_items orders | LC_ALL=C sort); do
-            def=$(mariadb --defaults-file="$src_CNF" -N -B -r -e "SHOW CREATE TABLE shop.$t" | sed '1s/^[^\t]*\t//')
-            printf 'def shop/%s %d\n%s\n' "$t" "$(printf '%s' "$def" | wc -c)" "$def"
+        # the file name (sorted) and the SQL name of each table
+        while read -r path name; do
+            def=$(mariadb --defaults-file="$src_CNF" -N -B -r -e "SHOW CREATE TABLE $name" | sed '1s/^[^\t]*\t//')
+            printf 'def %s %d\n%s\n' "$path" "$(printf '%s' "$def" | wc -c)" "$def"
             n=$((n + 1))
-        done
+        done < <(printf '%s\n' "my@002ddb/t@002d1 \`my-db\`.\`t-1\`" "shop/events shop.events" "shop/live shop.live" \
+                   "shop/order_items shop.order_items" "shop/orders shop.orders" | LC_ALL=C sort)
         echo "end $n"
     } > "$out"
 }
@@ -114,6 +118,14 @@ assert_eq "$(stat -c '%U:%G %a' "$src_DATADIR/shop/live.ibd")" "$(stat -c '%U:%G
 sleep 1
 [[ $(live_rows) -gt $before_live ]] || fail "shop.live stopped taking writes"
 log "orders and order_items restored; live kept its writes"
+
+# ---- names the datadir encodes: `my-db`.`t-1` is my@002ddb/t@002d1
+tsum=$(sums '`my-db`.`t-1`' | awk '{ print $2 }')
+sql src 'DROP TABLE `my-db`.`t-1`' || fail "dropping my-db.t-1"
+restore '--restore-tables=`my-db`.`t-1`'
+assert_ok "$XB_RC" "$XB_ERR" "restore of my-db.t-1"
+assert_eq "$tsum" "$(sums '`my-db`.`t-1`' | awk '{ print $2 }')" "my-db.t-1 equals the backup"
+assert_contains "$XB_ERR" "from $T/bk/my@002ddb/t@002d1.ibd: 500 rows" "the encoded file names"
 
 # ---- events (partitioned), changed, restored over itself
 sql src "DELETE FROM shop.events WHERE id % 3 = 0; UPDATE shop.events SET note = 'changed' WHERE id < 100;
