@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 			xb_err_hint(&err, "e.g. xbstream -x -C /backups/x < backup.xbs");
 		} else {
 			rc = xb_err_set(&err, XB_E_USAGE, "no command given: use --backup, --prepare, --copy-back, "
-					"--move-back, --verify, --decompress or --decrypt (see --help)");
+					"--move-back, --verify, --restore-tables, --decompress or --decrypt (see --help)");
 		}
 		break;
 	}
