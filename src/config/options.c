@@ -711,7 +711,7 @@ void xb_options_help(FILE *f)
 	fprintf(f, "xtrabackup %s - hot backup of MariaDB 10.11, a drop-in for mariabackup\n\n"
 		   "Usage: xtrabackup [FILE-OPTIONS] --backup [--target-dir=DIR] [OPTIONS]\n"
 		   "       xtrabackup [FILE-OPTIONS] --prepare|--copy-back|--move-back [OPTIONS]\n"
-		   "       xtrabackup [FILE-OPTIONS] --restore-tables=db.t,... --target-dir=DIR [--rename=...] [OPTIONS]\n\n"
+		   "       xtrabackup [FILE-OPTIONS] --restore-tables=LIST --target-dir=DIR ...\n\n"
 		   "File options (must come first):\n"
 		   "  --no-defaults         read no option files\n"
 		   "  --defaults-file=FILE  read only FILE\n"
