@@ -83,6 +83,10 @@ int main(int argc, char **argv)
 		xb_info("xtrabackup %s: --verify (command line: %s)", XB_VERSION, o.tool_command);
 		rc = cmd_verify(&o, &err);
 		break;
+	case XB_OPT_RESTORE_TABLES:
+		xb_info("xtrabackup %s: --restore-tables (command line: %s)", XB_VERSION, o.tool_command);
+		rc = cmd_restore_tables(&o, &err);
+		break;
 	case XB_OPT_PRINT_PARAM:
 		rc = cmd_print_param(&o, &err);
 		break;
@@ -109,7 +113,7 @@ int main(int argc, char **argv)
 			xb_err_hint(&err, "e.g. xbstream -x -C /backups/x < backup.xbs");
 		} else {
 			rc = xb_err_set(&err, XB_E_USAGE, "no command given: use --backup, --prepare, --copy-back, "
-					"--move-back, --verify, --decompress or --decrypt (see --help)");
+					"--move-back, --verify, --restore-tables, --decompress or --decrypt (see --help)");
 		}
 		break;
 	}
@@ -117,7 +121,7 @@ int main(int argc, char **argv)
 		xb_log_error(&err);
 	else if (o.command == XB_OPT_BACKUP || o.command == XB_OPT_PREPARE || o.command == XB_OPT_COPY_BACK ||
 		 o.command == XB_OPT_MOVE_BACK || o.command == XB_OPT_SORT_DUMP || o.command == XB_OPT_DECOMPRESS ||
-		 o.command == XB_OPT_EXTRACT || o.command == XB_OPT_VERIFY)
+		 o.command == XB_OPT_EXTRACT || o.command == XB_OPT_VERIFY || o.command == XB_OPT_RESTORE_TABLES)
 		xb_log_raw("completed OK!");
 	int status = exit_status(&o, &err, rc);
 	xb_options_free(&o);

@@ -22,6 +22,7 @@ int cmd_xbstream_extract(const xb_options *o, xb_error *err); /* xbstream -x */
 int cmd_xbstream_list(const xb_options *o, xb_error *err);    /* xbstream --list */
 int cmd_verify(const xb_options *o, xb_error *err);          /* --verify: a backup checked against its manifest */
 int cmd_xbstream_create(const xb_options *o, xb_error *err);  /* xbstream -c FILE... */
+int cmd_restore_tables(const xb_options *o, xb_error *err);  /* --restore-tables=LIST: tables of an exported backup into the live server */
 
 /* Invoked as "xbstream" or "mbstream": rewrite mbstream's short options that differ from
  * ours (-p N is --parallel=N there, --password here) before parsing. Returns

@@ -228,8 +228,11 @@ int tablefilter_create(const tablefilter_settings *s, tablefilter **out, xb_erro
 	}
 	f->partial = s->databases || s->databases_file || s->databases_exclude || s->tables || s->tables_file ||
 		     s->tables_exclude;
-	qsort(f->keep.tables, f->keep.ntables, sizeof *f->keep.tables, cmp_str);
-	qsort(f->leave.tables, f->leave.ntables, sizeof *f->leave.tables, cmp_str);
+	/* qsort of an empty set would be given a NULL array, which it may not */
+	if (f->keep.ntables)
+		qsort(f->keep.tables, f->keep.ntables, sizeof *f->keep.tables, cmp_str);
+	if (f->leave.ntables)
+		qsort(f->leave.tables, f->leave.ntables, sizeof *f->leave.tables, cmp_str);
 	*out = f;
 	return 0;
 }

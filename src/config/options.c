@@ -219,14 +219,25 @@ static int store(xb_options *o, int id, const char *value, const char *src, xb_e
 	long long i = 0;
 	uint64_t z = 0;
 	if (d->type == T_CMD) {
-		if (value) {
+		/* a command with an ARG in the table takes a value (--restore-tables=LIST), kept as an option's */
+		if (value && !d->arg) {
 			xb_err_set(err, XB_E_USAGE, "option --%s takes no value (%s)", d->name, src);
 			return getopt_status(err, XB_GETOPT_NO_ARGUMENT_ALLOWED);
+		}
+		if (!value && d->arg) {
+			xb_err_set(err, XB_E_USAGE, "option --%s needs a value (%s)", d->name, src);
+			return getopt_status(err, XB_GETOPT_ARGUMENT_REQUIRED);
 		}
 		if (o->command >= 0 && o->command != id)
 			return xb_err_set(err, XB_E_USAGE, "--%s and --%s cannot be used together",
 					  opts[o->command].name, d->name);
 		o->command = id;
+		if (!value)
+			return 0;
+		free(o->val[id]);
+		free(o->src[id]);
+		o->val[id] = strdup(value);
+		o->src[id] = strdup(src);
 		return 0;
 	}
 	if (!value) {
@@ -506,7 +517,7 @@ int xb_options_parse(xb_options *o, int argc, char **argv, xb_error *err)
 			const char *value = eq ? eq + 1 : NULL;
 			/* "--opt value" for options that require a value */
 			int id = find_long(name, n);
-			if (!value && id >= 0 && opts[id].type != T_BOOL && opts[id].type != T_CMD &&
+			if (!value && id >= 0 && opts[id].type != T_BOOL && (opts[id].type != T_CMD || opts[id].arg) &&
 			    !(opts[id].flags & OF_OPTARG) && i + 1 < argc)
 				value = argv[++i];
 			/* "--password pwd", as mariabackup takes it (alone, before another option, it prompts) */
@@ -699,7 +710,8 @@ void xb_options_help(FILE *f)
 {
 	fprintf(f, "xtrabackup %s - hot backup of MariaDB 10.11, a drop-in for mariabackup\n\n"
 		   "Usage: xtrabackup [FILE-OPTIONS] --backup [--target-dir=DIR] [OPTIONS]\n"
-		   "       xtrabackup [FILE-OPTIONS] --prepare|--copy-back|--move-back [OPTIONS]\n\n"
+		   "       xtrabackup [FILE-OPTIONS] --prepare|--copy-back|--move-back [OPTIONS]\n"
+		   "       xtrabackup [FILE-OPTIONS] --restore-tables=LIST --target-dir=DIR ...\n\n"
 		   "File options (must come first):\n"
 		   "  --no-defaults         read no option files\n"
 		   "  --defaults-file=FILE  read only FILE\n"
@@ -772,7 +784,9 @@ void xb_options_man(FILE *f)
 		   "redo log, then the other files under BACKUP STAGE locks, records the binary log position and stores "
 		   "a fresh buffer\\-pool dump. \\fB\\-\\-prepare\\fR applies the copied redo log with its own InnoDB "
 		   "recovery and prints recovery statistics; \\fB\\-\\-copy\\-back\\fR and \\fB\\-\\-move\\-back\\fR "
-		   "restore the prepared backup, so that the server starts warm. It is a drop\\-in for mariabackup: "
+		   "restore the prepared backup, so that the server starts warm; \\fB\\-\\-restore\\-tables\\fR puts single "
+		   "tables of a backup prepared with \\fB\\-\\-export\\fR back into the running server. "
+		   "It is a drop\\-in for mariabackup: "
 		   "installed as mariabackup, mariadb\\-backup or mbstream it takes their command lines, and its "
 		   "backups and mariabackup's can be prepared by either tool. "
 		   "Options are read from the option files' [xtrabackup], [mariabackup] and [mariadb\\-backup] groups, "

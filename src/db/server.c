@@ -387,3 +387,60 @@ int xb_server_check_privileges(xb_server *s, const char *const *need, int n, boo
 		   strchr(missing, ',') ? "s" : "");
 	return xb_err_hint(err, "GRANT %s ON *.* TO %s, or --skip-check-privileges to try anyway", missing, s->user);
 }
+
+bool xb_server_literal(const char *v, char *out, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t len = strlen(v);
+	if (n < 2 * len + 32)
+		return false;
+	size_t k = (size_t)sprintf(out, "CONVERT(X'");
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+		out[k++] = hex[*p >> 4];
+		out[k++] = hex[*p & 15];
+	}
+	strcpy(out + k, "' USING utf8mb4)");
+	return true;
+}
+
+int xb_server_check_table_privileges(xb_server *s, const char *db, const char *table, const char *const *need, int n,
+				     const char *what, xb_error *err)
+{
+	char ldb[600], ltab[600], sql[3072], qname[600];
+	if (!xb_server_literal(db, ldb, sizeof ldb) || !xb_server_literal(table, ltab, sizeof ltab))
+		return xb_err_set(err, XB_E_USAGE, "name too long: %s.%s", db, table);
+	snprintf(qname, sizeof qname, "`%s`.`%s`", db, table);
+	static const char grantee[] = "GRANTEE = CONCAT('''', SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''', "
+				      "SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')";
+	snprintf(sql, sizeof sql,
+		 "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE %s "
+		 "UNION SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE %s "
+		 "AND (TABLE_SCHEMA = %s OR %s LIKE TABLE_SCHEMA) "
+		 "UNION SELECT PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES WHERE %s "
+		 "AND TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+		 grantee, grantee, ldb, ldb, grantee, ldb, ltab);
+	privs p = {.have = " "};
+	int rc = xb_server_rows(s, sql, add_priv, &p, err);
+	if (rc)
+		return rc;
+	char missing[256] = "";
+	for (int i = 0; i < n; i++) {
+		if (has_priv(&p, need[i]))
+			continue;
+		xb_info("Error: missing required privilege %s on %s", need[i], qname);
+		if (strlen(missing) + strlen(need[i]) + 3 < sizeof missing) {
+			if (missing[0])
+				strcat(missing, ", ");
+			strcat(missing, need[i]);
+		}
+	}
+	if (!missing[0])
+		return 0;
+	int line = 0;
+	xb_error ignore;
+	xb_info("Current privileges, as reported by 'SHOW GRANTS':");
+	xb_server_rows(s, "SHOW GRANTS", log_grant, &line, &ignore);
+	xb_err_set(err, XB_E_PRIVILEGE, "missing required privilege%s %s on %s: user %s cannot %s",
+		   strchr(missing, ',') ? "s" : "", missing, qname, s->user, what);
+	return xb_err_hint(err, "GRANT %s ON `%s`.* TO %s", missing, db, s->user);
+}

@@ -10,6 +10,7 @@
 #define XB_SERVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -96,5 +97,17 @@ int xb_server_flushed_lsn(xb_server *s, uint64_t *lsn, xb_error *err);
  * password hash left out). strict: XB_E_PRIVILEGE naming them all; else a
  * warning and 0. */
 int xb_server_check_privileges(xb_server *s, const char *const *need, int n, bool strict, xb_error *err);
+
+/* The same for privileges on one table: held on *.*, on the database (a
+ * grant's wildcard database too) or on the table. Each missing one is
+ * logged as "missing required privilege NAME on `db`.`table`", then SHOW
+ * GRANTS; XB_E_PRIVILEGE naming them all, and what cannot be done without
+ * them (e.g. "restore tables"). */
+int xb_server_check_table_privileges(xb_server *s, const char *db, const char *table, const char *const *need, int n,
+				     const char *what, xb_error *err);
+
+/* v as an SQL string expression that needs no escaping: CONVERT(X'hex' USING
+ * utf8mb4). False when out (n bytes) is too small. */
+bool xb_server_literal(const char *v, char *out, size_t n);
 
 #endif

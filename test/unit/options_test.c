@@ -437,6 +437,31 @@ static void test_short_options(void)
  * overwritten in place, the copy the parse reads keeps them, the recorded
  * command line shows *** (-pPW as -p***), and a word after a bare -p is
  * never quoted in an error. */
+/* A command that takes a value: --restore-tables=LIST (also "--restore-tables LIST"), never alone. */
+static void test_command_with_value(void)
+{
+	write_cnf("[client]\n");
+	xb_options o;
+	xb_error err;
+	CU_ASSERT_EQUAL(parse(&o, &err, "--restore-tables=shop.a,shop.b", "--rename=shop.a:shop.c", "--target-dir=/x", NULL), 0);
+	CU_ASSERT_EQUAL(o.command, XB_OPT_RESTORE_TABLES);
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_RESTORE_TABLES), "shop.a,shop.b");
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_RENAME), "shop.a:shop.c");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--restore-tables", "shop.a", NULL), 0);
+	CU_ASSERT_STRING_EQUAL(xb_opt_str(&o, XB_OPT_RESTORE_TABLES), "shop.a");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--restore-tables", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "option --restore-tables needs a value (command line)");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--restore-tables=shop.a", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--backup and --restore-tables cannot be used together");
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--backup=1", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "option --backup takes no value (command line)");
+	xb_options_free(&o);
+}
+
 static void test_argv_protect(void)
 {
 	char *argv[] = {strdup("xtrabackup"), strdup("--backup"),     strdup("--password=pw1"),
@@ -672,6 +697,7 @@ int main(void)
 	CU_add_test(s, "short options", test_short_options);
 	CU_add_test(s, "secrets masked and wiped", test_secrets);
 	CU_add_test(s, "secrets off the process's command line", test_argv_protect);
+	CU_add_test(s, "a command that takes a value", test_command_with_value);
 	CU_add_test(s, "--help and man page list every option", test_help_and_man);
 	CU_add_test(s, "options not yet available are refused", test_later_options_refused);
 	CU_add_test(s, "mariabackup's exit statuses and options", test_mariabackup_compat);

@@ -12,35 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "command/conn_settings.h"
 #include "common/log.h"
 #include "platform/ioprio.h"
-
-/* The client side of the connection: [client] groups, [xtrabackup] and the command line. */
-static void conn_settings(const xb_options *o, xb_conn_settings *cs)
-{
-	memset(cs, 0, sizeof *cs);
-	cs->host = xb_opt_str(o, XB_OPT_HOST);
-	cs->port = (unsigned)xb_opt_int(o, XB_OPT_PORT);
-	cs->socket = xb_opt_str(o, XB_OPT_SOCKET);
-	cs->user = xb_opt_str(o, XB_OPT_USER);
-	cs->password = xb_opt_str(o, XB_OPT_PASSWORD);
-	const char *proto = xb_opt_str(o, XB_OPT_PROTOCOL); /* tcp or socket, in any case */
-	cs->protocol = !proto ? XB_CONN_PROTOCOL_DEFAULT
-		       : !strcasecmp(proto, "tcp") ? XB_CONN_PROTOCOL_TCP : XB_CONN_PROTOCOL_SOCKET;
-	cs->ssl = xb_opt_bool(o, XB_OPT_SSL);
-	cs->ssl_key = xb_opt_str(o, XB_OPT_SSL_KEY);
-	cs->ssl_cert = xb_opt_str(o, XB_OPT_SSL_CERT);
-	cs->ssl_ca = xb_opt_str(o, XB_OPT_SSL_CA);
-	cs->ssl_capath = xb_opt_str(o, XB_OPT_SSL_CAPATH);
-	cs->ssl_cipher = xb_opt_str(o, XB_OPT_SSL_CIPHER);
-	cs->ssl_verify_server_cert = xb_opt_bool(o, XB_OPT_SSL_VERIFY_SERVER_CERT);
-	cs->ssl_crl = xb_opt_str(o, XB_OPT_SSL_CRL);
-	cs->ssl_crlpath = xb_opt_str(o, XB_OPT_SSL_CRLPATH);
-	cs->tls_version = xb_opt_str(o, XB_OPT_TLS_VERSION);
-	/* A statement's answer never takes longer than the longest lock wait and a
-	 * margin (the BACKUP STAGE statements are watched on their own: stage.c). */
-	cs->read_timeout = (unsigned)xb_opt_int(o, XB_OPT_LOCK_WAIT_TIMEOUT) + 60;
-}
 
 /* The lock timeouts: --lock-wait-timeout for every stage, BACKUP STAGE START's
  * own from --startup-wait-timeout or its older name --ftwrl-wait-timeout; the
@@ -151,7 +125,7 @@ int backup_settings_resolve(const xb_options *o, backup_settings *s, xb_error *e
 				  "the option \"innodb_force_recovery\" should only be used with \"--prepare\" (%s)",
 				  o->src[XB_OPT_INNODB_FORCE_RECOVERY]),
 		       xb_err_hint(err, "a backup reads a running server; leave innodb_force_recovery to the prepare");
-	conn_settings(o, &s->conn);
+	conn_settings_resolve(o, &s->conn);
 	s->datadir = user_override(o, XB_OPT_DATADIR);
 	s->data_home_dir = user_override(o, XB_OPT_INNODB_DATA_HOME_DIR);
 	s->undo_dir = user_override(o, XB_OPT_INNODB_UNDO_DIRECTORY);

@@ -1,0 +1,146 @@
+/*
+ * place.c - a tablespace file copied into the datadir (see place.h). The
+ * bytes go through the kernel's copy where it can (holes of a sparse .ibd
+ * are kept: the data runs are copied one by one), else through a buffer.
+ */
+#include "place.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command/command.h"
+#include "common/path.h"
+#include "platform/file.h"
+
+#define CHUNK (8u << 20) /* bytes copied at a time */
+
+/* Copy [off, off+n) of in to out at the same offset. */
+static int copy_run(int in, int out, off_t off, off_t n, const char *src, const char *dst, char **bufp, xb_error *err)
+{
+	bool in_kernel = true;
+	while (n > 0) {
+		if (command_interrupted(err))
+			return XB_E_INTERRUPTED;
+		size_t want = n > (off_t)CHUNK ? CHUNK : (size_t)n;
+		ssize_t k;
+		if (in_kernel) {
+			off_t ioff = off, ooff = off;
+			k = xb_file_copy_range(in, &ioff, out, &ooff, want);
+			if (k < 0 && xb_file_copy_unsupported(errno)) {
+				in_kernel = false;
+				continue;
+			}
+		} else {
+			if (!*bufp && !(*bufp = malloc(CHUNK)))
+				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
+			k = xb_file_pread_all(in, *bufp, want, off);
+			if (k > 0 && xb_file_pwrite_all(out, *bufp, (size_t)k, off))
+				return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", dst, strerror(errno));
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return xb_err_set(err, XB_E_IO_WRITE, "cannot copy %s to %s: %s", src, dst, strerror(errno));
+		if (k == 0)
+			return xb_err_set(err, XB_E_IO_READ, "%s shrank while it was copied", src);
+		off += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* The whole of in into out (same size, holes kept), then synced. */
+static int copy_all(int in, int out, const char *src, const char *dst, xb_error *err)
+{
+	off_t size = xb_file_size(in);
+	if (size < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", src, strerror(errno));
+	char *buf = NULL;
+	int rc = 0;
+	for (off_t pos = 0, data, end; !rc && pos < size; pos = end) {
+		if (xb_file_next_data(in, pos, size, &data, &end))
+			break;
+		rc = copy_run(in, out, data, end - data, src, dst, &buf, err);
+	}
+	free(buf);
+	if (!rc && xb_file_truncate(out, size))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot set the size of %s: %s", dst, strerror(errno));
+	if (!rc && xb_file_sync(out, false))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot sync %s: %s", dst, strerror(errno));
+	return rc;
+}
+
+bool place_dir_writable(const char *dir)
+{
+	struct stat st;
+	return !stat(dir, &st) && S_ISDIR(st.st_mode) && !access(dir, W_OK | X_OK);
+}
+
+int place_file(const char *src, const char *dir, const char *name, xb_error *err)
+{
+	char dst[PATH_MAX], tmpname[NAME_MAX + 1], tmp[PATH_MAX];
+	int rc;
+	if ((rc = xb_path_join(dst, sizeof dst, dir, name, err)))
+		return rc;
+	if (snprintf(tmpname, sizeof tmpname, "%s.xbrestore", name) >= (int)sizeof tmpname)
+		return xb_err_set(err, XB_E_USAGE, "file name too long: %s.xbrestore", name);
+	if ((rc = xb_path_join(tmp, sizeof tmp, dir, tmpname, err)))
+		return rc;
+	/* the owner and mode of the server's own files there: its db.opt, else the directory's */
+	struct stat like, dst_dir;
+	char opt[PATH_MAX];
+	if (stat(dir, &dst_dir))
+		return xb_err_set(err, XB_E_TARGET, "cannot stat %s: %s", dir, strerror(errno));
+	if (!xb_path_join(opt, sizeof opt, dir, "db.opt", NULL) && !stat(opt, &like) && S_ISREG(like.st_mode))
+		like.st_mode &= 0666;
+	else
+		like = dst_dir;
+	int in = xb_file_open(XB_FILE_CWD, src, XB_FILE_READ, 0, NULL);
+	if (in < 0)
+		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", src, strerror(errno));
+	/* a temporary file left by a run that was killed is ours to replace */
+	(void)xb_file_remove(tmp);
+	mode_t mode = like.st_mode & 0666;
+	int out = xb_file_open(XB_FILE_CWD, tmp, XB_FILE_WRITE | XB_FILE_CREATE | XB_FILE_EXCL, mode ? mode : 0600, NULL);
+	if (out < 0) {
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno));
+		close(in);
+		return rc;
+	}
+	rc = copy_all(in, out, src, tmp, err);
+	/* the server opens and later writes the file as the datadir's owner */
+	if (!rc && geteuid() == 0 && fchown(out, like.st_uid, like.st_gid))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot give %s the owner of %s: %s", tmp, dir, strerror(errno));
+	if (!rc && fchmod(out, mode ? mode : 0600))
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot set the mode of %s: %s", tmp, strerror(errno));
+	close(in);
+	if (close(out) && !rc)
+		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot close %s: %s", tmp, strerror(errno));
+	if (!rc && xb_file_rename(XB_FILE_CWD, tmp, XB_FILE_CWD, dst, false))
+		rc = errno == EEXIST ? xb_err_set(err, XB_E_TARGET, "%s exists already: it is not replaced", dst)
+				     : xb_err_set(err, XB_E_IO_WRITE, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
+	if (rc) {
+		(void)xb_file_remove(tmp);
+		return rc;
+	}
+	if (xb_dir_sync(dir))
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot sync the directory %s: %s", dir, strerror(errno));
+	return 0;
+}
+
+int place_remove(const char *dir, const char *name, xb_error *err)
+{
+	char path[PATH_MAX];
+	int rc = xb_path_join(path, sizeof path, dir, name, err);
+	if (rc)
+		return rc;
+	if (xb_file_remove(path) && errno != ENOENT)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
