@@ -615,15 +615,20 @@ static void test_later_options_refused(void)
 	write_cnf("[client]\n");
 	xb_options o;
 	xb_error err;
-	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--export", "--target-dir=/x", NULL), XB_E_USAGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "--export is not available in this version (command line)");
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--innobackupex", "--target-dir=/x", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--innobackupex is not available in this version (command line)");
 	xb_options_free(&o);
-	/* loose- never hides an option that changes what the backup is */
-	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--loose-export", "--target-dir=/x", NULL), XB_E_USAGE);
-	CU_ASSERT_STRING_EQUAL(err.msg, "--export is not available in this version (command line)");
+	/* loose- never hides an option that changes what the run is */
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--loose-innobackupex", "--target-dir=/x", NULL), XB_E_USAGE);
+	CU_ASSERT_STRING_EQUAL(err.msg, "--innobackupex is not available in this version (command line)");
 	xb_options_free(&o);
-	/* the partial-backup options are available */
+	/* the partial-backup options and --export are available */
 	CU_ASSERT_EQUAL(parse(&o, &err, "--backup", "--databases=db1", "--tables=^db1[.]", "--target-dir=/x", NULL), 0);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--export", "--mariadbd=/usr/sbin/mariadbd", "--export-timeout=60",
+			      "--target-dir=/x", NULL), 0);
+	xb_options_free(&o);
+	CU_ASSERT_EQUAL(parse(&o, &err, "--prepare", "--export", "--export-timeout=5", "--target-dir=/x", NULL), XB_E_USAGE);
 	xb_options_free(&o);
 	write_cnf("[xtrabackup]\nbackup\n");
 	CU_ASSERT_EQUAL(parse(&o, &err, NULL), XB_E_USAGE);
