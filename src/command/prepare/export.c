@@ -13,7 +13,8 @@
  * with a warning each, the rollback of the others is waited for
  * (information_schema.INNODB_TRX empty), and for every table that has a
  * .ibd in the backup the server's SHOW CREATE TABLE and its next
- * AUTO_INCREMENT value are read. After its shutdown, the scratch files it
+ * AUTO_INCREMENT value are read (the names decoded by the server's own
+ * filename character set). After its shutdown, the scratch files it
  * made are removed, the dictionary is read from the system tablespace
  * (innodb/dict.h) and a .cfg is written beside each .ibd (innodb/cfg.h,
  * what IMPORT TABLESPACE reads), the definitions go to
@@ -204,47 +205,6 @@ static int list_tables(const char *dir, export_list *l, xb_error *err)
 	return 0;
 }
 
-/* A filename-encoded name ("my@002ddb") as SQL spells it, in UTF-8: the
- * server writes a character outside [0-9A-Za-z_] as '@' and four hex digits
- * of its code point (and some letters as '@' plus two characters, which are
- * not decoded here: false). */
-static bool name_decode(const char *in, char *out, size_t n)
-{
-	size_t k = 0;
-	for (const char *p = in; *p;) {
-		unsigned cp;
-		if (*p != '@') {
-			cp = (unsigned char)*p++;
-		} else {
-			char hex[5];
-			char *end;
-			if (strlen(p) < 5)
-				return false;
-			memcpy(hex, p + 1, 4);
-			hex[4] = 0;
-			cp = (unsigned)strtoul(hex, &end, 16);
-			if (*end || !cp)
-				return false;
-			p += 5;
-		}
-		unsigned char b[4];
-		size_t m;
-		if (cp < 0x80)
-			b[0] = (unsigned char)cp, m = 1;
-		else if (cp < 0x800)
-			b[0] = (unsigned char)(0xC0 | cp >> 6), b[1] = (unsigned char)(0x80 | (cp & 0x3F)), m = 2;
-		else
-			b[0] = (unsigned char)(0xE0 | cp >> 12), b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)),
-			b[2] = (unsigned char)(0x80 | (cp & 0x3F)), m = 3;
-		if (k + m >= n)
-			return false;
-		memcpy(out + k, b, m);
-		k += m;
-	}
-	out[k] = 0;
-	return k > 0;
-}
-
 /* s quoted as an identifier (`...`, backquotes doubled) or a string ('...',
  * quotes and backslashes escaped), appended to out. */
 static bool quote(char *out, size_t n, const char *s, char q)
@@ -267,6 +227,25 @@ static bool quote(char *out, size_t n, const char *s, char q)
 	return true;
 }
 
+/* A name as the datadir spells it ("my@002ddb") as SQL does ("my-db"),
+ * decoded by the server's own filename character set. */
+static int sql_name(xb_server *srv, const char *file, char *out, size_t n, xb_error *err)
+{
+	char q[4 * NAME_MAX];
+	strcpy(q, "SELECT CONVERT(_filename");
+	if (!quote(q, sizeof q, file, '\'') || strlen(q) + 20 >= sizeof q)
+		return xb_err_set(err, XB_E_USAGE, "name too long: %s", file);
+	strcat(q, " USING utf8mb4)");
+	char *v = NULL;
+	int rc = xb_server_value(srv, q, &v, err);
+	if (!rc && (!v || !*v || strlen(v) >= n))
+		rc = xb_err_set(err, XB_E_USAGE, "the server decodes no name from %s", file);
+	if (!rc)
+		strcpy(out, v);
+	free(v);
+	return rc;
+}
+
 /* SHOW CREATE TABLE's second column. */
 static int create_row(void *ctx, unsigned ncols, char **names, char **values)
 {
@@ -284,16 +263,16 @@ static int describe(xb_server *srv, export_list *l, xb_tabledefs *defs, size_t *
 		char db[4 * NAME_MAX], tb[4 * NAME_MAX], q[16 * NAME_MAX];
 		const char *slash = strchr(t->path, '/');
 		snprintf(db, sizeof db, "%.*s", (int)(slash - t->path), t->path);
-		if (!name_decode(db, db, sizeof db) || !name_decode(slash + 1, tb, sizeof tb)) {
-			xb_warn("%s: its name cannot be spelled in SQL here: its .cfg is written without its AUTO_INCREMENT "
-				"value and its definition is not recorded",
-				t->path);
+		xb_error e;
+		if (sql_name(srv, db, db, sizeof db, &e) || sql_name(srv, slash + 1, tb, sizeof tb, &e)) {
+			xb_warn("%s: its name cannot be spelled in SQL here (%s): its .cfg is written without its "
+				"AUTO_INCREMENT value and its definition is not recorded",
+				t->path, e.msg);
 			(*undescribed)++;
 			continue;
 		}
 		strcpy(q, "SHOW CREATE TABLE ");
 		char *sql = NULL;
-		xb_error e;
 		if (!quote(q, sizeof q, db, '`') || !strcat(q, ".") || !quote(q, sizeof q, tb, '`') ||
 		    xb_server_rows(srv, q, create_row, &sql, &e) || !sql) {
 			xb_warn("%s: SHOW CREATE TABLE failed on the server started on the backup (%s): its definition is "
