@@ -186,7 +186,7 @@ sql dst "CREATE DATABASE shop; CREATE DATABASE \`my-db\`; CREATE DATABASE bank" 
 for t in orders items p z pc; do
     sql dst "SET foreign_key_checks = 0; USE shop; $(create "shop.$t")" || fail "creating shop.$t on dst"
 done
-sql dst "USE shop; $(create shop.dd | sed "s| DATA DIRECTORY='[^']*'||")" || fail "creating shop.dd on dst"
+sql dst "USE shop; $(create shop.dd | sed "s|$T/ext|$T/dst-ext|")" || fail "creating shop.dd on dst"
 sql dst "USE \`my-db\`; $(create '`my-db`.`t-1`')" || fail "creating my-db.t-1 on dst"
 for t in accounts ledger; do
     sql dst "USE bank; $(create "bank.$t")" || fail "creating bank.$t on dst"
@@ -209,7 +209,14 @@ import my-db t-1 "my@002ddb/t@002d1" "$D/my@002ddb"
 import bank accounts bank/accounts "$D/bank"
 import bank ledger bank/ledger "$D/bank"
 if [[ -n $DD ]]; then
-    import shop dd shop/dd "$D/shop"
+    # DISCARD removes the .isl: the files go into the table's DATA DIRECTORY and a
+    # new .isl names the .ibd there
+    sql dst "ALTER TABLE shop.dd DISCARD TABLESPACE" || fail "discarding shop.dd"
+    cp "$T/b/shop/dd.ibd" "$T/b/shop/dd.cfg" "$T/dst-ext/shop/" || fail "copying shop/dd"
+    printf '%s' "$T/dst-ext/shop/dd.ibd" > "$D/shop/dd.isl"
+    chown "$user" "$T/dst-ext/shop/"* "$D/shop/dd.isl"
+    sql dst "ALTER TABLE shop.dd IMPORT TABLESPACE" > "$T/import.out" 2>&1 || fail "importing shop.dd: $(cat "$T/import.out")"
+    [[ $(sql dst "SHOW CREATE TABLE shop.dd") == *"DATA DIRECTORY='$T/dst-ext/'"* ]] || fail "shop.dd lost its DATA DIRECTORY"
 else
     sql dst "DROP TABLE shop.dd; CREATE TABLE shop.dd LIKE shop.z; DROP TABLE shop.dd" || fail "dropping shop.dd on dst"
 fi
