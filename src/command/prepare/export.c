@@ -255,8 +255,47 @@ static int create_row(void *ctx, unsigned ncols, char **names, char **values)
 	return 0;
 }
 
+/* The DATA DIRECTORY of table path ("db/t") as its .isl names it (hidden or
+ * not): the .isl holds DIR/db/t.ibd. false when it has none. */
+static bool isl_data_dir(const char *dir, const char *path, char *out, size_t n)
+{
+	char isl[PATH_MAX], text[PATH_MAX];
+	snprintf(isl, sizeof isl, "%s/%s.isl%s", dir, path, ISL_HIDDEN);
+	FILE *f = fopen(isl, "r");
+	if (!f) {
+		isl[strlen(isl) - strlen(ISL_HIDDEN)] = 0;
+		f = fopen(isl, "r");
+	}
+	if (!f)
+		return false;
+	size_t k = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[k] = 0;
+	text[strcspn(text, "\n")] = 0;
+	size_t tl = strlen(text), pl = strlen(path);
+	if (tl <= pl + 5 || strcmp(text + tl - 4, ".ibd") || strncmp(text + tl - 4 - pl, path, pl) ||
+	    text[tl - 5 - pl] != '/')
+		return false;
+	snprintf(out, n, "%.*s", (int)(tl - 4 - pl), text); /* "DIR/" */
+	return true;
+}
+
+/* The server on the backup does not see a DATA DIRECTORY table's .isl (it is
+ * hidden): its SHOW CREATE TABLE lacks the clause the source's has, which
+ * the server prints last among the table options. Put it back there. */
+static char *with_data_dir(const char *sql, const char *data_dir)
+{
+	if (strstr(sql, "PARTITION BY") || strstr(sql, "DATA DIRECTORY="))
+		return NULL; /* a partitioned table carries it per partition */
+	char *out = NULL;
+	if (asprintf(&out, "%s DATA DIRECTORY='%s'", sql, data_dir) < 0)
+		return NULL;
+	return out;
+}
+
 /* The definitions and AUTO_INCREMENT values of the tables, from the server. */
-static int describe(xb_server *srv, export_list *l, xb_tabledefs *defs, size_t *undescribed, xb_error *err)
+static int describe(const char *dir, xb_server *srv, export_list *l, xb_tabledefs *defs, size_t *undescribed,
+		    xb_error *err)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		export_table *t = &l->v[i];
@@ -282,7 +321,10 @@ static int describe(xb_server *srv, export_list *l, xb_tabledefs *defs, size_t *
 			(*undescribed)++;
 			continue;
 		}
-		xb_tabledefs_put(defs, t->path, sql);
+		char ddir[PATH_MAX];
+		char *full = isl_data_dir(dir, t->path, ddir, sizeof ddir) ? with_data_dir(sql, ddir) : NULL;
+		xb_tabledefs_put(defs, t->path, full ? full : sql);
+		free(full);
 		free(sql);
 		t->described = true;
 		strcpy(q, "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ");
@@ -420,7 +462,7 @@ static int run_server(const prepare_settings *s, const char *dir, export_list *l
 	rc = wait_rollback(&ls.conn, ls.timeout, err);
 	size_t undescribed = 0;
 	if (!rc)
-		rc = describe(&ls.conn, l, defs, &undescribed, err);
+		rc = describe(dir, &ls.conn, l, defs, &undescribed, err);
 	if (rc) {
 		localserver_abort(&ls);
 		return isl_hide(dir, l, false, NULL), rc;

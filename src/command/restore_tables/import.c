@@ -37,6 +37,7 @@ typedef struct space_files {
 	char src_base[2 * RT_FS_MAX]; /* the backup's file name without extension */
 	char dst_dir[PATH_MAX];  /* the datadir's database directory */
 	char dst_base[2 * RT_FS_MAX]; /* the file name the table has there */
+	char isl_dir[PATH_MAX];  /* DATA DIRECTORY: the datadir's database directory, for the .isl ("" otherwise) */
 } space_files;
 
 static const char *const exts[] = {".ibd", ".cfg"};
@@ -51,6 +52,9 @@ static void unplace(const space_files *f)
 		if (place_remove(f->dst_dir, name, &ignore))
 			xb_warn("%s", ignore.msg);
 	}
+	snprintf(name, sizeof name, "%s.isl", f->dst_base);
+	if (f->isl_dir[0] && place_remove(f->isl_dir, name, &ignore))
+		xb_warn("%s", ignore.msg);
 }
 
 /* Discard q's tablespace, place the files, import. *discarded: q's tablespace
@@ -66,7 +70,27 @@ static int import_space(rt_ctx *c, const char *q, const space_files *f, bool *di
 		snprintf(sname, sizeof sname, "%s%s", f->src_base, exts[i]);
 		snprintf(name, sizeof name, "%s%s", f->dst_base, exts[i]);
 		if ((rc = xb_path_join(src, sizeof src, f->src_dir, sname, err)) ||
-		    (rc = place_file(src, f->dst_dir, name, err))) {
+		    (rc = place_file(src, f->dst_dir, name, f->isl_dir[0] ? f->isl_dir : NULL, err))) {
+			unplace(f);
+			return rc;
+		}
+	}
+	/* DISCARD may remove the .isl of a DATA DIRECTORY table, and without
+	 * one the import looks for the file in the datadir: one naming the
+	 * placed .ibd is written when there is none, or another */
+	if (f->isl_dir[0]) {
+		char isl[2 * RT_FS_MAX + 8], ibd[PATH_MAX + 2 * RT_FS_MAX + 8], have[sizeof ibd] = "", path[PATH_MAX];
+		snprintf(isl, sizeof isl, "%s.isl", f->dst_base);
+		snprintf(ibd, sizeof ibd, "%s/%s.ibd", f->dst_dir, f->dst_base);
+		FILE *in = xb_path_join(path, sizeof path, f->isl_dir, isl, NULL) ? NULL : fopen(path, "r");
+		if (in) {
+			size_t k = fread(have, 1, sizeof have - 1, in);
+			have[k] = 0;
+			have[strcspn(have, "\n")] = 0;
+			fclose(in);
+		}
+		if (strcmp(have, ibd) && ((have[0] && (rc = place_remove(f->isl_dir, isl, err))) ||
+					  (rc = place_text(ibd, f->isl_dir, isl, err)))) {
 			unplace(f);
 			return rc;
 		}
@@ -95,6 +119,11 @@ static int files_of(rt_ctx *c, const rt_item *it, const char *src_suffix, const 
 		return rc;
 	snprintf(f->src_base, sizeof f->src_base, "%s%s", it->fname, src_suffix);
 	snprintf(f->dst_base, sizeof f->dst_base, "%s", dst_fname);
+	f->isl_dir[0] = 0;
+	if (it->remote[0] && !it->partitioned) {
+		snprintf(f->isl_dir, sizeof f->isl_dir, "%s", f->dst_dir);
+		snprintf(f->dst_dir, sizeof f->dst_dir, "%s", it->remote);
+	}
 	return 0;
 }
 

@@ -17,9 +17,14 @@
 
 #include "common/error.h"
 
-/* Copy the file src to dir/name as described. XB_E_IO_READ / XB_E_IO_WRITE
+/* Copy the file src to dir/name as described, with the owner and mode of
+ * the files of like_dir (NULL: dir; a DATA DIRECTORY takes those of the
+ * table's database directory in the datadir). XB_E_IO_READ / XB_E_IO_WRITE
  * naming the file; XB_E_TARGET when dir/name exists already. */
-int place_file(const char *src, const char *dir, const char *name, xb_error *err);
+int place_file(const char *src, const char *dir, const char *name, const char *like_dir, xb_error *err);
+
+/* The same for a file holding text (a DATA DIRECTORY table's .isl). */
+int place_text(const char *text, const char *dir, const char *name, xb_error *err);
 
 /* Remove dir/name when it is there (a file placed for an import that
  * failed); 0 also when it was not there. */

@@ -235,6 +235,40 @@ static int compare_live(rt_ctx *c, rt_item *it, xb_error *err)
 	return rc;
 }
 
+/* A DATA DIRECTORY table's directory for its .ibd: DATA DIRECTORY/db of the
+ * backup's definition (which a live target shares); it must be writable by
+ * us. "" for a table in the datadir. */
+static int remote_dir(rt_ctx *c, rt_item *it, xb_error *err)
+{
+	it->remote[0] = 0;
+	/* a live table has the backup's definition (compare_live), DATA DIRECTORY included */
+	const char *p = strstr(it->def, "DATA DIRECTORY='");
+	if (p) {
+		p += strlen("DATA DIRECTORY='");
+		const char *e = strchr(p, '\'');
+		if (!e || e == p || (size_t)(e - p) + strlen(it->to_fdb) + 2 >= sizeof it->remote)
+			return xb_err_set(err, XB_E_USAGE, "%s.%s: its DATA DIRECTORY cannot be read from the backup's "
+					  "definition", it->t->db, it->t->name);
+		snprintf(it->remote, sizeof it->remote, "%.*s%s%s", (int)(e - p), p, e[-1] == '/' ? "" : "/", it->to_fdb);
+	}
+	if (!it->remote[0])
+		return 0;
+	/* a table to be created gets its directory from the server: its parent must be writable then */
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", it->remote);
+	const char *check = it->remote;
+	if (!it->exists && !place_dir_writable(it->remote)) {
+		*strrchr(parent, '/') = 0;
+		check = parent;
+	}
+	if (!place_dir_writable(check))
+		return xb_err_set(err, XB_E_TARGET, "%s.%s is a DATA DIRECTORY table whose files go into %s, which this "
+				  "process cannot write", it->t->db, it->t->name, it->remote),
+		       xb_err_hint(err, "run --restore-tables as the server's user (or root) on the server's host");
+	xb_info("%s.%s: DATA DIRECTORY table, its .ibd goes into %s", it->t->db, it->t->name, it->remote);
+	return 0;
+}
+
 /* Everything about one table that can be known before anything changes. */
 static int resolve_item(rt_ctx *c, const xb_tabledefs *defs, rt_item *it, xb_error *err)
 {
@@ -254,12 +288,12 @@ static int resolve_item(rt_ctx *c, const xb_tabledefs *defs, rt_item *it, xb_err
 				  t->name, c->set->dir, XB_TABLEDEFS_FILE, path),
 		       xb_err_hint(err, "name the tables as the backed-up server named them");
 	it->def = d->sql;
-	if (createstmt_has(it->def, "DATA DIRECTORY="))
-		return xb_err_set(err, XB_E_USAGE, "%s.%s has a DATA DIRECTORY: --restore-tables places files in the "
-				  "datadir only", t->db, t->name),
-		       xb_err_hint(err, "restore it by hand: ALTER TABLE ... DISCARD TABLESPACE, copy the .ibd and .cfg "
-				   "into its directory, ALTER TABLE ... IMPORT TABLESPACE");
 	it->partitioned = createstmt_has(it->def, "PARTITION BY ");
+	if (it->partitioned && createstmt_has(it->def, "DATA DIRECTORY="))
+		return xb_err_set(err, XB_E_USAGE, "%s.%s is partitioned with a DATA DIRECTORY: --restore-tables does not "
+				  "place partitions outside the datadir", t->db, t->name),
+		       xb_err_hint(err, "restore it by hand (doc/export.md §6): each partition through a plain table and "
+				   "ALTER TABLE ... EXCHANGE PARTITION");
 	if ((rc = backup_files(c, it, err)))
 		return rc;
 	char ld[600], lt[600], sql[1500];
@@ -282,6 +316,8 @@ static int resolve_item(rt_ctx *c, const xb_tabledefs *defs, rt_item *it, xb_err
 	if ((rc = createstmt_target(it->def, q, t->renamed, &it->create, err)))
 		return rc;
 	if (it->exists && (rc = compare_live(c, it, err)))
+		return rc;
+	if (!it->partitioned && (rc = remote_dir(c, it, err)))
 		return rc;
 	xb_info("%s.%s: %s%s, %s in the backup; the server %s", t->db, t->name, it->partitioned ? "partitioned, " : "",
 		t->renamed ? "restored under another name" : "restored under its name",

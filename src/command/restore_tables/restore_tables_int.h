@@ -39,6 +39,7 @@ typedef struct rt_item {
 	char **parts;               /* its partitions' names, as in the file names after #P# */
 	size_t nparts;              /* how many */
 	bool exists;                /* the target is a table of the live server */
+	char remote[PATH_MAX];      /* DATA DIRECTORY: the directory its .ibd goes into ("" for the datadir) */
 	char *create;               /* the statement creating the target (malloc'ed) */
 	rt_state state;             /* what became of it */
 	char why[20480];            /* RT_FAILED: the error and the state the table is left in */

@@ -140,7 +140,7 @@ if [[ $XB_KIND == xtrabackup ]]; then
                           END { if (name) print name }' "$T/b/xtrabackup_tabledefs.pmap" | LC_ALL=C sort | tr '\n' ' ')
     assert_eq "bank/accounts bank/ledger my@002ddb/t@002d1 mysql/gtid_slave_pos mysql/innodb_index_stats mysql/innodb_table_stats mysql/transaction_registry shop/dd shop/items shop/orders shop/p shop/pc shop/z " \
         "$defs" "the tables of xtrabackup_tabledefs.pmap"
-    for t in orders items p z; do
+    for t in orders items p z dd; do
         want=$(sed 's/ AUTO_INCREMENT=[0-9]*//' "$T/defs/shop.$t.sql")
         got=$(LC_ALL=C awk -v w="shop/$t" '/^def /{ on = ($2 == w); n = $3 + 1; got = 0; next }
                                            on && got < n { got += length($0) + 1; print }' \

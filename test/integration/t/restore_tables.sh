@@ -21,6 +21,8 @@
 #   - refused, nothing changed, exit status 1: a table not in the backup, a
 #     live table whose definition differs, a subpartitioned table, a backup
 #     without --export, a user without ALTER (the message names the privilege);
+#   - a DATA DIRECTORY table dropped and restored into its directory (a new
+#     .isl names the file there), then changed and restored over itself;
 #   - a table whose names the datadir encodes (`my-db`.`t-1`), a partitioned
 #     table created under another name, a failure part-way (a damaged .cfg:
 #     the table created by the run is dropped, a live one is left discarded
@@ -50,6 +52,9 @@ CREATE TABLE sub (id INT NOT NULL, d DATE NOT NULL) ENGINE=InnoDB PARTITION BY R
 INSERT INTO sub SELECT seq, '2023-06-01' + INTERVAL seq DAY FROM seq_1_to_400;
 CREATE DATABASE \`my-db\`; CREATE TABLE \`my-db\`.\`t-1\` (id INT PRIMARY KEY, s VARCHAR(10)) ENGINE=InnoDB;
 INSERT INTO \`my-db\`.\`t-1\` SELECT seq, 'x' FROM seq_1_to_500;" || fail "creating shop failed"
+mkdir -p "$T/ext"; chown "$(_srv_user)" "$T/ext"
+sql src "CREATE TABLE shop.remote (id INT PRIMARY KEY, v VARCHAR(40)) ENGINE=InnoDB DATA DIRECTORY='$T/ext';
+INSERT INTO shop.remote SELECT seq, MD5(seq) FROM shop.seq_1_to_800" || fail "creating shop.remote failed"
 
 # live takes writes until $T/stop exists
 (
@@ -68,6 +73,7 @@ check_ok() {
 }
 
 backup_sums=$(sums shop.orders, shop.order_items, shop.events)
+remote_sum=$(sums shop.remote)
 xb_backup src "$T/bk"
 assert_ok "$XB_RC" "$XB_ERR" "backup"
 
@@ -84,7 +90,7 @@ write_tabledefs() {
             printf 'def %s %d\n%s\n' "$path" "$(printf '%s' "$def" | wc -c)" "$def"
             n=$((n + 1))
         done < <(printf '%s\n' "my@002ddb/t@002d1 \`my-db\`.\`t-1\`" "shop/events shop.events" "shop/live shop.live" \
-                   "shop/order_items shop.order_items" "shop/orders shop.orders" "shop/sub shop.sub" | LC_ALL=C sort)
+                   "shop/order_items shop.order_items" "shop/orders shop.orders" "shop/remote shop.remote" "shop/sub shop.sub" | LC_ALL=C sort)
         echo "end $n"
     } > "$out"
 }
@@ -126,6 +132,24 @@ assert_eq "$(stat -c '%U:%G %a' "$src_DATADIR/shop/live.ibd")" "$(stat -c '%U:%G
 sleep 1
 [[ $(live_rows) -gt $before_live ]] || fail "shop.live stopped taking writes"
 log "orders and order_items restored; live kept its writes"
+
+# ---- a DATA DIRECTORY table: dropped and restored into its directory, then changed and restored over itself
+if [[ ${RT_EXPORT:-xtrabackup} == xtrabackup ]]; then   # mariabackup exports no DATA DIRECTORY table
+    sql src "DROP TABLE shop.remote" || fail "dropping shop.remote"
+    restore --restore-tables=shop.remote
+    assert_ok "$XB_RC" "$XB_ERR" "restore of the DATA DIRECTORY table"
+    assert_eq "$remote_sum" "$(sums shop.remote)" "shop.remote equals the backup"
+    assert_file "$T/ext/shop/remote.ibd"
+    [[ -e $src_DATADIR/shop/remote.ibd ]] && fail "shop.remote's .ibd was put into the datadir"
+    [[ $(sql src "SHOW CREATE TABLE shop.remote") == *"DATA DIRECTORY='$T/ext/'"* ]] || fail "shop.remote lost its DATA DIRECTORY"
+    sql src "UPDATE shop.remote SET v = 'changed' WHERE id < 50" || fail "changing shop.remote"
+    restore --restore-tables=shop.remote
+    assert_ok "$XB_RC" "$XB_ERR" "restore of the DATA DIRECTORY table over itself"
+    assert_eq "$remote_sum" "$(sums shop.remote)" "shop.remote equals the backup again"
+    check_ok shop.remote
+    ls "$T/ext/shop" | grep -E '\.cfg$|xbrestore' && fail "files left in the DATA DIRECTORY"
+    log "a DATA DIRECTORY table restored into its directory, twice"
+fi
 
 # ---- names the datadir encodes: `my-db`.`t-1` is my@002ddb/t@002d1
 tsum=$(sums '`my-db`.`t-1`' | awk '{ print $2 }')
