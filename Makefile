@@ -88,7 +88,7 @@ check-asan:
 # prepare journal and its replay, a full disk, a dying server, argv masking).
 ASAN_FAULTS := backup_damaged prepare_signals disk_full secrets server_killed backup_signals
 ASAN_SCENARIOS := backup_under_load backup_ddl backup_interrupted backup_corrupt_full prepare_restart prepare_errors restore_warm restore_errors stream_xbstream stream_remote \
-                  incremental_errors incremental_stream incremental_chain prepare_incremental export_tables \
+                  incremental_errors incremental_stream incremental_chain prepare_incremental export_tables restore_tables \
                   $(ASAN_FAULTS:%=$(CURDIR)/test/faults/t/%.sh)
 check-asan-integration:
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

@@ -306,6 +306,7 @@ static void test_two_files(void)
 		same += strcmp(one.table[i].name, two.table[i].name) == 0 && one.table[i].n_col == two.table[i].n_col &&
 			one.table[i].n_index == two.table[i].n_index;
 	CU_ASSERT_EQUAL(same, one.n);
+	dict_free(&two);
 	/* without ibdata2 the pages past the first file are missing */
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/ibdata2", exp_dir);
