@@ -30,6 +30,8 @@
 #      transaction, the bank invariant holds, CHECK TABLE passes, orders'
 #      AUTO_INCREMENT goes on past its rows; mariabackup's orders.cfg imports
 #      the same way.
+#  3b. another fresh server gets the same tables from --restore-tables: the
+#      same checksums.
 #   4. the exported backup restored whole (--copy-back): the same checksums,
 #      no row of the open transaction.
 #   5. --prepare --export again on the exported backup: the same .cfg files.
@@ -255,6 +257,22 @@ sql dst "ALTER TABLE shop.orders_mb IMPORT TABLESPACE" > "$T/import.out" 2>&1 \
 assert_eq "$(grep '^shop.orders ' <<< "$SRC_SUMS" | cut -d' ' -f2)" \
     "$(sql dst "CHECKSUM TABLE shop.orders_mb EXTENDED" | cut -f2)" "mariabackup's export of orders, imported"
 server_stop dst
+
+# ---------------------------------------------------------------- 3b. --restore-tables
+if [[ $XB_KIND == xtrabackup ]]; then
+    log "--- 3b. the same tables put into another fresh server by --restore-tables"
+    server_start dst2
+    sql dst2 "CREATE DATABASE shop; CREATE DATABASE \`my-db\`; CREATE DATABASE bank" || fail "databases on dst2"
+    # (shop.dd's DATA DIRECTORY is the source's own directory: restore_tables covers that kind)
+    xb_run --defaults-file="$(cnf_of dst2)" --target-dir="$T/b" \
+        '--restore-tables=shop.orders,shop.items,shop.p,shop.z,shop.pc,`my-db`.`t-1`,bank.accounts,bank.ledger'
+    assert_ok "$XB_RC" "$XB_ERR" "--restore-tables into a fresh server"
+    assert_eq "$(grep -v '^shop.dd ' <<< "$SRC_SUMS")" "$(sums dst2)" "the tables --restore-tables put back equal the source's"
+    assert_eq "$BANK_SUMS" "$(checksum_all dst2 | grep '^bank\.')" "the bank tables --restore-tables put back"
+    assert_eq 0 "$(sql dst2 "SELECT COUNT(*) FROM shop.orders WHERE customer = 'UNCOMMITTED'")" \
+        "--restore-tables: no row of the open transaction"
+    server_stop dst2
+fi
 
 # ---------------------------------------------------------------- 4. restore whole
 log "--- 4. the exported backup restored whole"
