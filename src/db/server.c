@@ -444,3 +444,21 @@ int xb_server_check_table_privileges(xb_server *s, const char *db, const char *t
 		   strchr(missing, ',') ? "s" : "", missing, qname, s->user, what);
 	return xb_err_hint(err, "GRANT %s ON `%s`.* TO %s", missing, db, s->user);
 }
+
+bool xb_server_ident(const char *name, char *out, size_t n)
+{
+	size_t k = 0;
+	if (n < 3)
+		return false;
+	out[k++] = '`';
+	for (const char *p = name; *p; p++) {
+		if (k + (*p == '`' ? 2 : 1) + 2 > n)
+			return false;
+		if (*p == '`')
+			out[k++] = '`';
+		out[k++] = *p;
+	}
+	out[k++] = '`';
+	out[k] = '\0';
+	return true;
+}

@@ -110,4 +110,8 @@ int xb_server_check_table_privileges(xb_server *s, const char *db, const char *t
  * utf8mb4). False when out (n bytes) is too small. */
 bool xb_server_literal(const char *v, char *out, size_t n);
 
+/* name as an SQL identifier: in backquotes, a backquote doubled. false when
+ * out (n bytes) is too small. */
+bool xb_server_ident(const char *name, char *out, size_t n);
+
 #endif

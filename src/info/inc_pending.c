@@ -62,15 +62,7 @@ int xb_inc_pending_read(const char *dir, xb_inc_pending *p, bool *found, xb_erro
 
 int xb_inc_pending_remove(const char *dir, xb_error *err)
 {
-	char path[4096];
-	int rc = xb_path_join(path, sizeof path, dir, XB_INC_PENDING_FILE, err);
-	if (rc)
-		return rc;
-	if (unlink(path) && errno != ENOENT)
-		return xb_err_set(err, XB_E_IO_WRITE, "cannot delete %s: %s", path, strerror(errno));
-	if (xb_dir_sync(dir))
-		return xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", dir, strerror(errno));
-	return 0;
+	return xb_metafile_remove(dir, XB_INC_PENDING_FILE, true, err);
 }
 
 int xb_inc_pending_refuse(const char *dir, const char *command, xb_error *err)

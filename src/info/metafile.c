@@ -339,3 +339,16 @@ bool xb_metafile_stays_behind(const char *name)
 			return true;
 	return false;
 }
+
+int xb_metafile_remove(const char *dir, const char *name, bool durable, xb_error *err)
+{
+	char path[4200];
+	int rc = xb_path_join(path, sizeof path, dir, name, err);
+	if (rc)
+		return rc;
+	if (unlink(path) && errno != ENOENT)
+		return xb_err_set(err, XB_E_IO_WRITE, "cannot remove %s: %s", path, strerror(errno));
+	if (durable && xb_dir_sync(dir))
+		return xb_err_set(err, XB_E_IO_WRITE, "fsync %s: %s", dir, strerror(errno));
+	return 0;
+}

@@ -58,6 +58,10 @@ int xb_metafile_put(xb_sink *s, const char *name, const xb_text *t, xb_error *er
  * file. */
 int xb_metafile_rewrite(const char *dir, const char *name, const xb_text *t, xb_error *err);
 
+/* Remove dir/name (none is fine), then fsync dir when durable. XB_E_IO_WRITE
+ * naming the file. */
+int xb_metafile_remove(const char *dir, const char *name, bool durable, xb_error *err);
+
 /* ---- reading */
 
 /* A piece of a line (not NUL-terminated). */

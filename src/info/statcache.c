@@ -220,9 +220,5 @@ int xb_statcache_write(const char *dir, xb_statcache *c, xb_error *err)
 
 int xb_statcache_remove(const char *dir, xb_error *err)
 {
-	char path[4200];
-	int rc = xb_path_join(path, sizeof path, dir, XB_STATCACHE_FILE, err);
-	if (!rc && unlink(path) && errno != ENOENT)
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot remove %s: %s", path, strerror(errno));
-	return rc;
+	return xb_metafile_remove(dir, XB_STATCACHE_FILE, false, err);
 }

@@ -86,9 +86,9 @@ static void test_refused(void)
 static void test_quote(void)
 {
 	char q[64];
-	CU_ASSERT(rt_ident_quote("a`b", q, sizeof q));
+	CU_ASSERT(xb_server_ident("a`b", q, sizeof q));
 	CU_ASSERT_STRING_EQUAL(q, "`a``b`");
-	CU_ASSERT(!rt_ident_quote("abcdef", q, 6));
+	CU_ASSERT(!xb_server_ident("abcdef", q, 6));
 	char qq[600];
 	rt_qualified("my-db", "t", qq, sizeof qq);
 	CU_ASSERT_STRING_EQUAL(qq, "`my-db`.`t`");

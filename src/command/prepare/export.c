@@ -205,37 +205,15 @@ static int list_tables(const char *dir, export_list *l, xb_error *err)
 	return 0;
 }
 
-/* s quoted as an identifier (`...`, backquotes doubled) or a string ('...',
- * quotes and backslashes escaped), appended to out. */
-static bool quote(char *out, size_t n, const char *s, char q)
-{
-	size_t k = strlen(out);
-	if (k + 1 >= n)
-		return false;
-	out[k++] = q;
-	for (; *s; s++) {
-		if (k + 3 >= n)
-			return false;
-		if (*s == q || (q == '\'' && *s == '\\'))
-			out[k++] = q == '`' ? '`' : '\\';
-		out[k++] = *s;
-	}
-	if (k + 2 > n)
-		return false;
-	out[k++] = q;
-	out[k] = 0;
-	return true;
-}
-
 /* A name as the datadir spells it ("my@002ddb") as SQL does ("my-db"),
  * decoded by the server's own filename character set. */
 static int sql_name(xb_server *srv, const char *file, char *out, size_t n, xb_error *err)
 {
-	char q[4 * NAME_MAX];
-	strcpy(q, "SELECT CONVERT(_filename");
-	if (!quote(q, sizeof q, file, '\'') || strlen(q) + 20 >= sizeof q)
+	char lit[4 * NAME_MAX], q[5 * NAME_MAX];
+	if (!xb_server_literal(file, lit, sizeof lit))
 		return xb_err_set(err, XB_E_USAGE, "name too long: %s", file);
-	strcat(q, " USING utf8mb4)");
+	/* the bytes taken as the filename character set, then spelled in utf8mb4 */
+	snprintf(q, sizeof q, "SELECT CONVERT(CONVERT(CAST(%s AS BINARY) USING filename) USING utf8mb4)", lit);
 	char *v = NULL;
 	int rc = xb_server_value(srv, q, &v, err);
 	if (!rc && (!v || !*v || strlen(v) >= n))
@@ -299,7 +277,7 @@ static int describe(const char *dir, xb_server *srv, export_list *l, xb_tabledef
 {
 	for (size_t i = 0; i < l->n; i++) {
 		export_table *t = &l->v[i];
-		char db[4 * NAME_MAX], tb[4 * NAME_MAX], q[16 * NAME_MAX];
+		char db[4 * NAME_MAX], tb[4 * NAME_MAX], q[20 * NAME_MAX + 200];
 		const char *slash = strchr(t->path, '/');
 		snprintf(db, sizeof db, "%.*s", (int)(slash - t->path), t->path);
 		xb_error e;
@@ -310,10 +288,13 @@ static int describe(const char *dir, xb_server *srv, export_list *l, xb_tabledef
 			(*undescribed)++;
 			continue;
 		}
-		strcpy(q, "SHOW CREATE TABLE ");
+		char qdb[2 * sizeof db + 3], qtb[2 * sizeof tb + 3], ldb[2 * sizeof db + 32], ltb[2 * sizeof tb + 32];
 		char *sql = NULL;
-		if (!quote(q, sizeof q, db, '`') || !strcat(q, ".") || !quote(q, sizeof q, tb, '`') ||
-		    xb_server_rows(srv, q, create_row, &sql, &e) || !sql) {
+		if (!xb_server_ident(db, qdb, sizeof qdb) || !xb_server_ident(tb, qtb, sizeof qtb) ||
+		    !xb_server_literal(db, ldb, sizeof ldb) || !xb_server_literal(tb, ltb, sizeof ltb))
+			continue; /* cannot be: the buffers hold any name */
+		snprintf(q, sizeof q, "SHOW CREATE TABLE %s.%s", qdb, qtb);
+		if (xb_server_rows(srv, q, create_row, &sql, &e) || !sql) {
 			xb_warn("%s: SHOW CREATE TABLE failed on the server started on the backup (%s): its definition is "
 				"not recorded (a partial backup without its .frm?)",
 				t->path, sql ? "no answer" : e.msg);
@@ -327,10 +308,10 @@ static int describe(const char *dir, xb_server *srv, export_list *l, xb_tabledef
 		free(full);
 		free(sql);
 		t->described = true;
-		strcpy(q, "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ");
+		snprintf(q, sizeof q, "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND "
+			 "TABLE_NAME = %s", ldb, ltb);
 		char *ai = NULL;
-		if (quote(q, sizeof q, db, '\'') && strcat(q, " AND TABLE_NAME = ") && quote(q, sizeof q, tb, '\'') &&
-		    !xb_server_value(srv, q, &ai, &e) && ai)
+		if (!xb_server_value(srv, q, &ai, &e) && ai)
 			t->autoinc = strtoull(ai, NULL, 10);
 		free(ai);
 	}

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "command/command.h"
+#include "command/filecopy.h"
 #include "innodb/inventory.h"
 #include "innodb/recovery/journal.h"
 #include "innodb/warm.h"
@@ -55,7 +56,6 @@
 #include "platform/dir.h"
 #include "platform/file.h"
 
-#define CHUNK (8u << 20) /* bytes per copy call, between interruption checks */
 
 typedef struct rctx {
 	rplan *plan;                /* what to do */
@@ -81,45 +81,6 @@ static int parent_dirs(const char *path, xb_error *err)
 	return xb_mkdir_p(dir, 0750, err);
 }
 
-/* Copy n bytes at off from in to out: in the kernel, else read/write. */
-static int copy_range(int in, int out, off_t off, uint64_t n, rctx *c, const rfile *f, char **bufp, xb_error *err)
-{
-	bool in_kernel = true;
-	while (n) {
-		if (command_interrupted(err))
-			return XB_E_INTERRUPTED;
-		size_t want = n > CHUNK ? CHUNK : (size_t)n;
-		ssize_t k = -1;
-		if (in_kernel) {
-			off_t ioff = off, ooff = off;
-			k = xb_file_copy_range(in, &ioff, out, &ooff, want);
-			if (k < 0 && xb_file_copy_unsupported(errno)) {
-				in_kernel = false;
-				continue;
-			}
-		} else {
-			if (!*bufp && !(*bufp = malloc(CHUNK)))
-				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-			k = pread(in, *bufp, want, off);
-			/* a short write, then the error that stopped it (ENOSPC) */
-			if (k > 0 && xb_file_pwrite_all(out, *bufp, (size_t)k, off))
-				return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s.xbrestore: %s", f->dst, strerror(errno));
-		}
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return xb_err_set(err, XB_E_IO_WRITE, "cannot copy %s to %s.xbrestore: %s", f->src, f->dst,
-					  strerror(errno));
-		if (k == 0)
-			return xb_err_set(err, XB_E_IO_READ, "%s shrank while it was copied", f->src);
-		off += k;
-		n -= (uint64_t)k;
-		if (c->progress)
-			__atomic_fetch_add(c->progress, (uint64_t)k, __ATOMIC_RELAXED);
-	}
-	return 0;
-}
-
 /* Copy f->src to f->dst through a temporary name; holes stay holes. */
 static int copy_file(rctx *c, const rfile *f, xb_error *err)
 {
@@ -139,25 +100,7 @@ static int copy_file(rctx *c, const rfile *f, xb_error *err)
 		close(in);
 		return xb_err_set(err, XB_E_IO_WRITE, "cannot create %s: %s", tmp, strerror(errno));
 	}
-	int rc = 0;
-	char *buf = NULL; /* only when the kernel cannot copy */
-	off_t pos = 0, size = st.st_size;
-	while (!rc && pos < size) {
-		off_t data, hole;
-		if (xb_file_next_data(in, pos, size, &data, &hole))
-			break; /* only a hole is left */
-		rc = copy_range(in, out, data, (uint64_t)(hole - data), c, f, &buf, err);
-		if (c->progress && data > pos)
-			__atomic_fetch_add(c->progress, (uint64_t)(data - pos), __ATOMIC_RELAXED);
-		pos = hole;
-	}
-	if (!rc && c->progress && pos < size)
-		__atomic_fetch_add(c->progress, (uint64_t)(size - pos), __ATOMIC_RELAXED);
-	free(buf);
-	if (!rc && ftruncate(out, size))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot set the size of %s: %s", tmp, strerror(errno));
-	if (!rc && fsync(out))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot fsync %s: %s", tmp, strerror(errno));
+	int rc = filecopy_data(in, out, f->src, tmp, c->progress, err);
 	if (close(out) && !rc)
 		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", tmp, strerror(errno));
 	close(in);

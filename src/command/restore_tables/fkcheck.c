@@ -67,8 +67,8 @@ static int add_col(void *ctx, unsigned n, char **names, char **values)
 {
 	cond *k = ctx;
 	char a[2 * RT_NAME_MAX + 3], x[2 * RT_NAME_MAX + 3];
-	if (n < 2 || !values[0] || !values[1] || !rt_ident_quote(values[0], a, sizeof a) ||
-	    !rt_ident_quote(values[1], x, sizeof x)) {
+	if (n < 2 || !values[0] || !values[1] || !xb_server_ident(values[0], a, sizeof a) ||
+	    !xb_server_ident(values[1], x, sizeof x)) {
 		k->toolong = true;
 		return 0;
 	}
@@ -97,7 +97,7 @@ static void check_fk(rt_ctx *c, const fk *f)
 	memset(&k, 0, sizeof k);
 	rt_qualified(f->schema, f->child, qc, sizeof qc);
 	rt_qualified(f->pschema, f->parent, qp, sizeof qp);
-	rt_ident_quote(f->name, qn, sizeof qn);
+	xb_server_ident(f->name, qn, sizeof qn);
 	if (xb_server_rows(&c->srv, sql, add_col, &k, &err) || k.toolong || !k.match[0]) {
 		xb_warn("foreign key %s of %s: its columns could not be read, its rows are not checked%s%s", qn, qc,
 			err.msg[0] ? ": " : "", err.msg);

@@ -173,7 +173,7 @@ static void failed(rt_item *it, const xb_error *err, const char *state)
 static int create_target(rt_ctx *c, rt_item *it, xb_error *err)
 {
 	char qdb[2 * RT_NAME_MAX + 3];
-	rt_ident_quote(it->t->to_db, qdb, sizeof qdb);
+	xb_server_ident(it->t->to_db, qdb, sizeof qdb);
 	int rc = rt_exec(c, err, "USE %s", qdb);
 	if (!rc)
 		rc = rt_exec(c, err, "%s", it->create);
@@ -259,7 +259,7 @@ static int import_partitioned(rt_ctx *c, rt_item *it, bool created, xb_error *er
 		char w[64], q[RT_Q_MAX], qp[2 * RT_NAME_MAX + 3];
 		work_name(k, w, sizeof w);
 		rt_qualified(it->t->to_db, w, q, sizeof q);
-		rt_ident_quote(it->parts[k], qp, sizeof qp);
+		xb_server_ident(it->parts[k], qp, sizeof qp);
 		if (!(rc = rt_exec(c, err, "ALTER TABLE %s EXCHANGE PARTITION %s WITH TABLE %s", it->qto, qp, q)))
 			swapped = k + 1;
 	}
@@ -269,7 +269,7 @@ static int import_partitioned(rt_ctx *c, rt_item *it, bool created, xb_error *er
 			char w[64], q[RT_Q_MAX], qp[2 * RT_NAME_MAX + 3];
 			work_name(k, w, sizeof w);
 			rt_qualified(it->t->to_db, w, q, sizeof q);
-			rt_ident_quote(it->parts[k], qp, sizeof qp);
+			xb_server_ident(it->parts[k], qp, sizeof qp);
 			xb_error e2;
 			if (rt_exec(c, &e2, "ALTER TABLE %s EXCHANGE PARTITION %s WITH TABLE %s", it->qto, qp, q)) {
 				xb_warn("%s", e2.msg);

@@ -1,8 +1,7 @@
 /*
  * place.c - a tablespace file copied into the datadir, or a small text file
- * written there (see place.h). The
- * bytes go through the kernel's copy where it can (holes of a sparse .ibd
- * are kept: the data runs are copied one by one), else through a buffer.
+ * written there (see place.h). The bytes are copied by command/filecopy.h
+ * (holes of a sparse .ibd kept).
  */
 #include "place.h"
 
@@ -15,67 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "command/command.h"
+#include "command/filecopy.h"
 #include "common/path.h"
 #include "platform/file.h"
-
-#define CHUNK (8u << 20) /* bytes copied at a time */
-
-/* Copy [off, off+n) of in to out at the same offset. */
-static int copy_run(int in, int out, off_t off, off_t n, const char *src, const char *dst, char **bufp, xb_error *err)
-{
-	bool in_kernel = true;
-	while (n > 0) {
-		if (command_interrupted(err))
-			return XB_E_INTERRUPTED;
-		size_t want = n > (off_t)CHUNK ? CHUNK : (size_t)n;
-		ssize_t k;
-		if (in_kernel) {
-			off_t ioff = off, ooff = off;
-			k = xb_file_copy_range(in, &ioff, out, &ooff, want);
-			if (k < 0 && xb_file_copy_unsupported(errno)) {
-				in_kernel = false;
-				continue;
-			}
-		} else {
-			if (!*bufp && !(*bufp = malloc(CHUNK)))
-				return xb_err_set(err, XB_E_INTERNAL, "out of memory");
-			k = xb_file_pread_all(in, *bufp, want, off);
-			if (k > 0 && xb_file_pwrite_all(out, *bufp, (size_t)k, off))
-				return xb_err_set(err, XB_E_IO_WRITE, "cannot write %s: %s", dst, strerror(errno));
-		}
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return xb_err_set(err, XB_E_IO_WRITE, "cannot copy %s to %s: %s", src, dst, strerror(errno));
-		if (k == 0)
-			return xb_err_set(err, XB_E_IO_READ, "%s shrank while it was copied", src);
-		off += k;
-		n -= k;
-	}
-	return 0;
-}
-
-/* The whole of in into out (same size, holes kept), then synced. */
-static int copy_all(int in, int out, const char *src, const char *dst, xb_error *err)
-{
-	off_t size = xb_file_size(in);
-	if (size < 0)
-		return xb_err_set(err, XB_E_IO_READ, "cannot stat %s: %s", src, strerror(errno));
-	char *buf = NULL;
-	int rc = 0;
-	for (off_t pos = 0, data, end; !rc && pos < size; pos = end) {
-		if (xb_file_next_data(in, pos, size, &data, &end))
-			break;
-		rc = copy_run(in, out, data, end - data, src, dst, &buf, err);
-	}
-	free(buf);
-	if (!rc && xb_file_truncate(out, size))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot set the size of %s: %s", dst, strerror(errno));
-	if (!rc && xb_file_sync(out, false))
-		rc = xb_err_set(err, XB_E_IO_WRITE, "cannot sync %s: %s", dst, strerror(errno));
-	return rc;
-}
 
 bool place_dir_writable(const char *dir)
 {
@@ -100,7 +41,7 @@ static int fill(int out, const filling *f, const char *tmp, xb_error *err)
 	int in = xb_file_open(XB_FILE_CWD, f->src, XB_FILE_READ, 0, NULL);
 	if (in < 0)
 		return xb_err_set(err, XB_E_IO_READ, "cannot open %s: %s", f->src, strerror(errno));
-	int rc = copy_all(in, out, f->src, tmp, err);
+	int rc = filecopy_data(in, out, f->src, tmp, NULL, err);
 	close(in);
 	return rc;
 }

@@ -8,6 +8,8 @@
  */
 #include "tablelist.h"
 
+#include "db/server.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,28 +195,10 @@ void rt_list_free(rt_list *l)
 	memset(l, 0, sizeof *l);
 }
 
-bool rt_ident_quote(const char *name, char *out, size_t n)
-{
-	size_t k = 0;
-	if (n < 3)
-		return false;
-	out[k++] = '`';
-	for (const char *p = name; *p; p++) {
-		if (k + (*p == '`' ? 2 : 1) + 2 > n)
-			return false;
-		if (*p == '`')
-			out[k++] = '`';
-		out[k++] = *p;
-	}
-	out[k++] = '`';
-	out[k] = '\0';
-	return true;
-}
-
 void rt_qualified(const char *db, const char *name, char *out, size_t n)
 {
 	char a[2 * RT_NAME_MAX + 3], b[2 * RT_NAME_MAX + 3];
-	rt_ident_quote(db, a, sizeof a);
-	rt_ident_quote(name, b, sizeof b);
+	xb_server_ident(db, a, sizeof a);
+	xb_server_ident(name, b, sizeof b);
 	snprintf(out, n, "%s.%s", a, b);
 }

@@ -44,9 +44,6 @@ typedef struct rt_list {
 int rt_list_parse(const char *tables, const char *renames, rt_list *l, xb_error *err);
 void rt_list_free(rt_list *l);
 
-/* name as an SQL identifier: in backquotes, a backquote doubled. False when
- * out (n bytes) is too small. */
-bool rt_ident_quote(const char *name, char *out, size_t n);
 
 /* "`db`.`name`" for messages and statements (out of at least 2 * 2 * RT_NAME_MAX + 8 bytes). */
 void rt_qualified(const char *db, const char *name, char *out, size_t n);
