@@ -350,6 +350,34 @@ static int log_grant(void *ctx, unsigned n, char **names, char **values)
 	return 0;
 }
 
+/* The privileges of need that p lacks (super_ok: SUPER stands for the
+ * MONITOR and SLAVE ones), each logged as "LEVEL: missing required privilege
+ * NAME on WHERE" and listed in missing; then the user's SHOW GRANTS. false
+ * when none is missing. */
+static bool report_missing(xb_server *s, const privs *p, const char *const *need, int n, bool super_ok,
+			   const char *level, const char *where, char *missing, size_t size)
+{
+	missing[0] = 0;
+	for (int i = 0; i < n; i++) {
+		if (has_priv(p, need[i]) ||
+		    (super_ok && (strstr(need[i], "MONITOR") || strstr(need[i], "SLAVE")) && has_priv(p, "SUPER")))
+			continue;
+		xb_info("%s: missing required privilege %s on %s", level, need[i], where);
+		if (strlen(missing) + strlen(need[i]) + 3 < size) {
+			if (missing[0])
+				strcat(missing, ", ");
+			strcat(missing, need[i]);
+		}
+	}
+	if (!missing[0])
+		return false;
+	int line = 0;
+	xb_error ignore;
+	xb_info("Current privileges, as reported by 'SHOW GRANTS':");
+	xb_server_rows(s, "SHOW GRANTS", log_grant, &line, &ignore);
+	return true;
+}
+
 int xb_server_check_privileges(xb_server *s, const char *const *need, int n, bool strict, xb_error *err)
 {
 	privs p = {.have = " "};
@@ -359,26 +387,9 @@ int xb_server_check_privileges(xb_server *s, const char *const *need, int n, boo
 		"SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''')", add_priv, &p, err);
 	if (rc)
 		return rc;
-	char missing[256] = "";
-	for (int i = 0; i < n; i++) {
-		/* SUPER still allows the monitor and replica statements a backup runs */
-		bool ok = has_priv(&p, need[i]) ||
-			  ((strstr(need[i], "MONITOR") || strstr(need[i], "SLAVE")) && has_priv(&p, "SUPER"));
-		if (ok)
-			continue;
-		xb_info("%s: missing required privilege %s on *.*", strict ? "Error" : "Warning", need[i]);
-		if (strlen(missing) + strlen(need[i]) + 3 < sizeof missing) {
-			if (missing[0])
-				strcat(missing, ", ");
-			strcat(missing, need[i]);
-		}
-	}
-	if (!missing[0])
+	char missing[256];
+	if (!report_missing(s, &p, need, n, true, strict ? "Error" : "Warning", "*.*", missing, sizeof missing))
 		return 0;
-	int line = 0;
-	xb_error ignore;
-	xb_info("Current privileges, as reported by 'SHOW GRANTS':");
-	xb_server_rows(s, "SHOW GRANTS", log_grant, &line, &ignore);
 	if (!strict) {
 		xb_warn("--skip-check-privileges: going on without %s; a statement that needs one of them will fail", missing);
 		return 0;
@@ -423,23 +434,9 @@ int xb_server_check_table_privileges(xb_server *s, const char *db, const char *t
 	int rc = xb_server_rows(s, sql, add_priv, &p, err);
 	if (rc)
 		return rc;
-	char missing[256] = "";
-	for (int i = 0; i < n; i++) {
-		if (has_priv(&p, need[i]))
-			continue;
-		xb_info("Error: missing required privilege %s on %s", need[i], qname);
-		if (strlen(missing) + strlen(need[i]) + 3 < sizeof missing) {
-			if (missing[0])
-				strcat(missing, ", ");
-			strcat(missing, need[i]);
-		}
-	}
-	if (!missing[0])
+	char missing[256];
+	if (!report_missing(s, &p, need, n, false, "Error", qname, missing, sizeof missing))
 		return 0;
-	int line = 0;
-	xb_error ignore;
-	xb_info("Current privileges, as reported by 'SHOW GRANTS':");
-	xb_server_rows(s, "SHOW GRANTS", log_grant, &line, &ignore);
 	xb_err_set(err, XB_E_PRIVILEGE, "missing required privilege%s %s on %s: user %s cannot %s",
 		   strchr(missing, ',') ? "s" : "", missing, qname, s->user, what);
 	return xb_err_hint(err, "GRANT %s ON `%s`.* TO %s", missing, db, s->user);
