@@ -9,7 +9,8 @@
 #  - then, each on a fresh copy of the backup (unprepared for --verify and
 #    --prepare, prepared for --copy-back): a byte flipped in a page no redo
 #    touches, a byte flipped in a page the redo touches, a deleted .ibd, a file cut
-#    short, an extra file, a garbage manifest: each command exits with
+#    short, an extra file (which --prepare names and takes in, as mariabackup
+#    prepares such a directory), a garbage manifest: each command exits with
 #    BACKUP_DAMAGED naming the file (or the manifest line), the backup is unchanged
 #    (tree_sums) and --copy-back created no datadir; a missing manifest is an error
 #    for --verify (MISSING_FILE) and one warning for --prepare and --copy-back,
@@ -147,11 +148,25 @@ for what in flip_quiet flip_hot delete truncate extra garbage missing; do
         assert_ok "$XB_RC" "$XB_ERR" "$what: --copy-back"
         assert_contains "$XB_ERR" "holds no $MF .*: its files cannot be checked" "$what: --copy-back warning"
     else
-        prep_run "$XB" "$W"
-        assert_error BACKUP_DAMAGED "$PREP_RC" "$PREP_ERR" "$what: --prepare"
-        assert_contains "$PREP_ERR" "$pat" "$what: --prepare names the file"
-        assert_contains "$PREP_ERR" "--prepare changed nothing" "$what: --prepare message"
-        assert_eq "$sums_w" "$(tree_sums "$W")" "$what: the backup after --prepare"
+        if [[ $what == extra ]]; then
+            # a file put beside the backup's own is no damage to them: --prepare
+            # names it and counts it in the backup from then on (as mariabackup
+            # prepares such a directory); --verify and the restores refuse it
+            cp -a "$W" "$W.x"
+            prep_run "$XB" "$W.x"
+            assert_ok "$PREP_RC" "$PREP_ERR" "$what: --prepare"
+            assert_contains "$PREP_ERR" "holds 1 file\(s\) the backup did not write: d/stray\.frm; --prepare leaves them" \
+                "$what: --prepare names the file"
+            xb_run --verify --target-dir="$W.x"
+            assert_ok "$XB_RC" "$XB_ERR" "$what: --verify after the --prepare that counted it"
+            rm -rf "$W.x"
+        else
+            prep_run "$XB" "$W"
+            assert_error BACKUP_DAMAGED "$PREP_RC" "$PREP_ERR" "$what: --prepare"
+            assert_contains "$PREP_ERR" "$pat" "$what: --prepare names the file"
+            assert_contains "$PREP_ERR" "--prepare changed nothing" "$what: --prepare message"
+            assert_eq "$sums_w" "$(tree_sums "$W")" "$what: the backup after --prepare"
+        fi
 
         write_cnf "dst$n" "$T/dst$n/data"
         xb_run --defaults-file="$(cnf_of "dst$n")" --copy-back --target-dir="$P"
