@@ -516,11 +516,8 @@ static int write_cfgs(const char *dir, const export_list *l, size_t *n_cfg, xb_e
 		char ibd[PATH_MAX], out[PATH_MAX], tname[PATH_MAX];
 		if (!strchr(t->name, '/') || strstr(t->name, "/#sql"))
 			continue;
-		if (xb_path_join(ibd, sizeof ibd, dir, t->name, NULL) || strlen(ibd) + 5 > sizeof ibd)
-			continue;
-		snprintf(out, sizeof out, "%s.cfg", ibd);
-		strcat(ibd, ".ibd");
-		if (access(ibd, F_OK))
+		if (xb_path_join3(ibd, sizeof ibd, dir, t->name, ".ibd", NULL) ||
+		    xb_path_join3(out, sizeof out, dir, t->name, ".cfg", NULL) || access(ibd, F_OK))
 			continue;
 		table_of(t->name, tname, sizeof tname);
 		const export_table *et = list_find(l, tname);
