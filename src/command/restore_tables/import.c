@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -135,11 +136,23 @@ static int check_row(void *ctx, unsigned n, char **names, char **values)
 		return 0;
 	if (!strcmp(values[2], "status") && !strcmp(values[3], "OK"))
 		return 0;
-	if (!strcmp(values[2], "note") || !strcmp(values[2], "Note"))
+	if (!strcasecmp(values[2], "note") || !strcasecmp(values[2], "info"))
 		return 0;
 	size_t l = strlen(bad);
 	snprintf(bad + l, 1024 - l, "%s%s: %s", l ? "; " : "", values[2], values[3]);
 	return 0;
+}
+
+/* REPAIR TABLE, whose rows must all say OK. */
+static int repair(rt_ctx *c, rt_item *it, xb_error *err)
+{
+	char sql[RT_Q_MAX + 64], bad[1024] = "";
+	snprintf(sql, sizeof sql, "REPAIR TABLE %s", it->qto);
+	xb_info("executing %s", sql);
+	int rc = xb_server_rows(&c->srv, sql, check_row, bad, err);
+	if (!rc && bad[0])
+		rc = xb_err_set(err, XB_E_SERVER_STATE, "REPAIR TABLE %s of the placed files: %s", it->qto, bad);
+	return rc;
 }
 
 /* CHECK TABLE and the row count of the restored table. */
@@ -286,11 +299,63 @@ static int import_partitioned(rt_ctx *c, rt_item *it, bool created, xb_error *er
 	return rc;
 }
 
+/* A MyISAM or Aria table the server lacks: its files placed under the
+ * target's name (a failure removes those placed). */
+static int place_engine_files(rt_ctx *c, rt_item *it, xb_error *err)
+{
+	char src_dir[PATH_MAX], dst_dir[PATH_MAX];
+	int rc;
+	if ((rc = xb_path_join(src_dir, sizeof src_dir, c->set->dir, it->fdb, err)) ||
+	    (rc = xb_path_join(dst_dir, sizeof dst_dir, c->datadir, it->to_fdb, err)))
+		return rc;
+	size_t k = 0;
+	for (; !rc && it->engine_files[k]; k++) {
+		char src[PATH_MAX], sname[2 * RT_FS_MAX + 8], dname[2 * RT_FS_MAX + 8];
+		snprintf(sname, sizeof sname, "%s%s", it->fname, it->engine_files[k]);
+		snprintf(dname, sizeof dname, "%s%s", it->to_fname, it->engine_files[k]);
+		if (!(rc = xb_path_join(src, sizeof src, src_dir, sname, err)))
+			rc = place_file(src, dst_dir, dname, NULL, err);
+	}
+	if (!rc) {
+		xb_info("placed %s/%s%s and the rest of its files as %s/%s", src_dir, it->fname, it->engine_files[0], dst_dir,
+			it->to_fname);
+		return 0;
+	}
+	/* the file that failed left nothing: the ones before it go */
+	for (size_t j = 0; j + 1 < k; j++) {
+		char dname[2 * RT_FS_MAX + 8];
+		xb_error ignore;
+		snprintf(dname, sizeof dname, "%s%s", it->to_fname, it->engine_files[j]);
+		if (place_remove(dst_dir, dname, &ignore))
+			xb_warn("%s", ignore.msg);
+	}
+	failed(it, err, "its files were removed again: the server still lacks the table");
+	return rc;
+}
+
 int rt_import(rt_ctx *c, rt_item *it, xb_error *err)
 {
 	double t0 = xb_clock_sec();
 	bool created = false;
 	int rc = 0;
+	if (it->engine_files) {
+		if ((rc = place_engine_files(c, it, err)))
+			return rc;
+		/* an Aria table from another server must be zerofilled before use: REPAIR does it */
+		if (!strcmp(it->engine_files[1], ".MAD") && (rc = repair(c, it, err))) {
+			failed(it, err, "the table's files are left in place");
+			return rc;
+		}
+		if ((rc = verify(c, it, err))) {
+			failed(it, err, "the table's files are left in place");
+			return rc;
+		}
+		it->secs = xb_clock_sec() - t0;
+		it->state = RT_RESTORED;
+		xb_info("restored %s.%s%s%s from its files in %s/%s: %llu rows, %.1f s", it->t->db, it->t->name,
+			it->t->renamed ? " as " : "", it->t->renamed ? it->qto : "", c->set->dir, it->fdb, it->rows, it->secs);
+		return 0;
+	}
 	if (!it->exists) {
 		if ((rc = create_target(c, it, err))) {
 			failed(it, err, "creating it failed: it does not exist");

@@ -1,7 +1,8 @@
 /*
  * restore_tables.c - --restore-tables: single tables of an exported backup
  * put back into the running server on this host (README, "Restoring single
- * tables").
+ * tables"). MyISAM and Aria tables the server lacks get their files put in place
+ * (an Aria one zerofilled by REPAIR TABLE).
  *
  * Everything is checked before anything changes: the list (tablelist.h),
  * the backup (prepared: backup_type = log-applied; exported: its
@@ -269,6 +270,66 @@ static int remote_dir(rt_ctx *c, rt_item *it, xb_error *err)
 	return 0;
 }
 
+static const char *engine_name(const rt_item *it)
+{
+	return strcmp(it->engine_files[1], ".MYD") ? "Aria" : "MyISAM";
+}
+
+/* A table of the backup without a tablespace: a MyISAM or Aria table has
+ * its files (.frm, data, index), which the server opens as they are once
+ * they are in its database directory; put back only where the server lacks
+ * the table (replacing the files of an open one is not safe). */
+static int resolve_engine_files(rt_ctx *c, rt_item *it, const char *path, xb_error *err)
+{
+	static const char *const myisam[] = {".frm", ".MYD", ".MYI", NULL};
+	static const char *const aria[] = {".frm", ".MAD", ".MAI", NULL};
+	static const char *const *const engines[] = {myisam, aria};
+	const rt_table *t = it->t;
+	char dir[PATH_MAX];
+	int rc = xb_path_join(dir, sizeof dir, c->set->dir, it->fdb, err);
+	if (rc)
+		return rc;
+	for (size_t e = 0; e < 2 && !it->engine_files; e++) {
+		bool all = true;
+		for (const char *const *x = engines[e]; *x && all; x++) {
+			char name[2 * RT_FS_MAX + 8];
+			snprintf(name, sizeof name, "%s%s", it->fname, *x);
+			all = file_exists(dir, name);
+		}
+		if (all)
+			it->engine_files = engines[e];
+	}
+	if (!it->engine_files)
+		return xb_err_set(err, XB_E_MISSING_FILE, "table %s.%s is not in the backup %s (%s has no %s, and %s has "
+				  "no MyISAM or Aria files of it)", t->db, t->name, c->set->dir, XB_TABLEDEFS_FILE, path, dir),
+		       xb_err_hint(err, "name the tables as the backed-up server named them");
+	char ld[600], lt[600], sql[1500];
+	if (!xb_server_literal(t->to_db, ld, sizeof ld) || !xb_server_literal(t->to_name, lt, sizeof lt))
+		return xb_err_set(err, XB_E_USAGE, "name too long: %s.%s", t->to_db, t->to_name);
+	bool db_there = false;
+	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", ld);
+	if ((rc = exists(c, sql, &db_there, err)))
+		return rc;
+	if (!db_there)
+		return xb_err_set(err, XB_E_SERVER_STATE, "the server has no database `%s` to restore %s.%s into", t->to_db,
+				  t->db, t->name),
+		       xb_err_hint(err, "create it first: CREATE DATABASE `%s`", t->to_db);
+	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+		 ld, lt);
+	if ((rc = exists(c, sql, &it->exists, err)))
+		return rc;
+	if (it->exists)
+		return xb_err_set(err, XB_E_USAGE, "%s.%s is a %s table the server has: --restore-tables puts one back only "
+				  "where the server lacks it (its files cannot be replaced while it may be open)", t->to_db,
+				  t->to_name, engine_name(it)),
+		       xb_err_hint(err, "restore it beside the live one: --rename=%s.%s:%s.%s_restored", t->db, t->name,
+				   t->to_db, t->to_name);
+	rt_qualified(t->to_db, t->to_name, it->qto, sizeof it->qto);
+	xb_info("%s.%s: %s table, its files in the backup; the server lacks it: they are put in its database directory",
+		t->db, t->name, engine_name(it));
+	return 0;
+}
+
 /* Everything about one table that can be known before anything changes. */
 static int resolve_item(rt_ctx *c, const xb_tabledefs *defs, rt_item *it, xb_error *err)
 {
@@ -284,9 +345,7 @@ static int resolve_item(rt_ctx *c, const xb_tabledefs *defs, rt_item *it, xb_err
 	snprintf(path, sizeof path, "%s/%s", it->fdb, it->fname);
 	const xb_tabledef *d = xb_tabledefs_find(defs, path);
 	if (!d)
-		return xb_err_set(err, XB_E_MISSING_FILE, "table %s.%s is not in the backup %s (%s has no %s)", t->db,
-				  t->name, c->set->dir, XB_TABLEDEFS_FILE, path),
-		       xb_err_hint(err, "name the tables as the backed-up server named them");
+		return resolve_engine_files(c, it, path, err);
 	it->def = d->sql;
 	it->partitioned = createstmt_has(it->def, "PARTITION BY ");
 	if (it->partitioned && createstmt_has(it->def, "DATA DIRECTORY="))
@@ -333,6 +392,14 @@ static int check_privileges(rt_ctx *c, const rt_item *it, xb_error *err)
 {
 	const char *need[5];
 	int n = 0;
+	if (it->engine_files) { /* files put in place: a table created, (Aria) repaired, checked */
+		need[n++] = "CREATE";
+		need[n++] = "SELECT";
+		if (!strcmp(it->engine_files[1], ".MAD"))
+			need[n++] = "INSERT";
+		return xb_server_check_table_privileges(&c->srv, it->t->to_db, it->t->to_name, need, n, "restore tables",
+							err);
+	}
 	need[n++] = "ALTER";
 	need[n++] = "SELECT";
 	if (!it->exists || it->partitioned) {

@@ -36,6 +36,7 @@ typedef struct rt_item {
 	char to_fname[RT_FS_MAX];   /* the target name as a file name */
 	char qto[RT_Q_MAX];         /* the target, quoted: `db`.`t` */
 	bool partitioned;           /* a partitioned table: one tablespace per partition */
+	const char *const *engine_files; /* a MyISAM or Aria table: the extensions of its files (.frm first), else NULL */
 	char **parts;               /* its partitions' names, as in the file names after #P# */
 	size_t nparts;              /* how many */
 	bool exists;                /* the target is a table of the live server */

@@ -30,8 +30,9 @@
 #      transaction, the bank invariant holds, CHECK TABLE passes, orders'
 #      AUTO_INCREMENT goes on past its rows; mariabackup's orders.cfg imports
 #      the same way.
-#  3b. another fresh server gets the same tables from --restore-tables: the
-#      same checksums.
+#  3b. another fresh server gets the same tables from --restore-tables (the
+#      MyISAM and Aria ones as files): the same checksums; a MyISAM table it
+#      has is not replaced (refused), an Aria one goes beside (--rename).
 #   4. the exported backup restored whole (--copy-back): the same checksums,
 #      no row of the open transaction.
 #   5. --prepare --export again on the exported backup: the same .cfg files.
@@ -265,10 +266,20 @@ if [[ $XB_KIND == xtrabackup ]]; then
     sql dst2 "CREATE DATABASE shop; CREATE DATABASE \`my-db\`; CREATE DATABASE bank" || fail "databases on dst2"
     # (shop.dd's DATA DIRECTORY is the source's own directory: restore_tables covers that kind)
     xb_run --defaults-file="$(cnf_of dst2)" --target-dir="$T/b" \
-        '--restore-tables=shop.orders,shop.items,shop.p,shop.z,shop.pc,`my-db`.`t-1`,bank.accounts,bank.ledger'
+        '--restore-tables=shop.orders,shop.items,shop.p,shop.z,shop.pc,`my-db`.`t-1`,bank.accounts,bank.ledger,shop.msg,shop.ar'
     assert_ok "$XB_RC" "$XB_ERR" "--restore-tables into a fresh server"
     assert_eq "$(grep -v '^shop.dd ' <<< "$SRC_SUMS")" "$(sums dst2)" "the tables --restore-tables put back equal the source's"
     assert_eq "$BANK_SUMS" "$(checksum_all dst2 | grep '^bank\.')" "the bank tables --restore-tables put back"
+    assert_eq "$MYISAM_SUMS" "$(checksum_all dst2 | grep -E '^shop\.(msg|ar) ')" "the MyISAM and Aria tables it put back"
+    # a MyISAM table the server has is not replaced: refused, nothing changed
+    xb_run --defaults-file="$(cnf_of dst2)" --target-dir="$T/b" --restore-tables=shop.msg
+    assert_error USAGE "$XB_RC" "$XB_ERR" "--restore-tables of a MyISAM table the server has"
+    assert_contains "$XB_ERR" "shop.msg is a MyISAM table the server has: --restore-tables puts one back only where the server lacks it" \
+        "the refusal says why"
+    xb_run --defaults-file="$(cnf_of dst2)" --target-dir="$T/b" --restore-tables=shop.ar --rename=shop.ar:shop.ar2
+    assert_ok "$XB_RC" "$XB_ERR" "--restore-tables of an Aria table beside the live one"
+    assert_eq "$(grep '^shop.ar ' <<< "$MYISAM_SUMS" | cut -d' ' -f2)" "$(sql dst2 "CHECKSUM TABLE shop.ar2 EXTENDED" | cut -f2)" \
+        "the Aria table restored under another name"
     assert_eq 0 "$(sql dst2 "SELECT COUNT(*) FROM shop.orders WHERE customer = 'UNCOMMITTED'")" \
         "--restore-tables: no row of the open transaction"
     server_stop dst2
