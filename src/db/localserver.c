@@ -92,6 +92,13 @@ int localserver_start(const localserver_settings *s, localserver *ls, xb_error *
 	int rc = localserver_find(s->binary, ls->binary, sizeof ls->binary, err);
 	if (rc)
 		return rc;
+	/* the server takes relative paths from its own base directory: all absolute */
+	char cwd[4096], dir[4096], defaults[4200];
+	if (!getcwd(cwd, sizeof cwd))
+		return xb_err_set(err, XB_E_EXPORT, "cannot tell the current directory: %s", strerror(errno));
+	if ((rc = xb_path_resolve(dir, sizeof dir, cwd, s->dir, err)) ||
+	    (s->defaults && (rc = xb_path_resolve(defaults, sizeof defaults, cwd, s->defaults, err))))
+		return rc;
 	const char *base = s->tmp_base ? s->tmp_base : getenv("TMPDIR");
 	if (!base || !*base)
 		base = "/tmp";
@@ -107,21 +114,21 @@ int localserver_start(const localserver_settings *s, localserver *ls, xb_error *
 	char user[256];
 	bool root;
 	xb_user_name(user, sizeof user, &root);
-	char a_def[4200], a_dir[4200], a_data[4200], a_log[4200], a_undo[4200], a_sock[4300], a_pid[4300], a_err[4300],
+	char a_def[4300], a_dir[4200], a_data[4200], a_log[4200], a_undo[4200], a_sock[4300], a_pid[4300], a_err[4300],
 		a_tmp[4300], a_user[300], a_bp[64], a_force[64];
 	int k = 0;
 	char *argv[40];
 	argv[k++] = ls->binary;
 	if (s->defaults) {
-		snprintf(a_def, sizeof a_def, "--defaults-file=%s", s->defaults);
+		snprintf(a_def, sizeof a_def, "--defaults-file=%s", defaults);
 		argv[k++] = a_def;
 	} else {
 		argv[k++] = "--no-defaults";
 	}
-	snprintf(a_dir, sizeof a_dir, "--datadir=%s", s->dir);
-	snprintf(a_data, sizeof a_data, "--innodb-data-home-dir=%s", s->dir);
-	snprintf(a_log, sizeof a_log, "--innodb-log-group-home-dir=%s", s->dir);
-	snprintf(a_undo, sizeof a_undo, "--innodb-undo-directory=%s", s->dir);
+	snprintf(a_dir, sizeof a_dir, "--datadir=%s", dir);
+	snprintf(a_data, sizeof a_data, "--innodb-data-home-dir=%s", dir);
+	snprintf(a_log, sizeof a_log, "--innodb-log-group-home-dir=%s", dir);
+	snprintf(a_undo, sizeof a_undo, "--innodb-undo-directory=%s", dir);
 	snprintf(a_sock, sizeof a_sock, "--socket=%s", ls->sock);
 	snprintf(a_pid, sizeof a_pid, "--pid-file=%s/mysqld.pid", ls->priv);
 	snprintf(a_err, sizeof a_err, "--log-error=%s", ls->log);
@@ -164,7 +171,7 @@ int localserver_start(const localserver_settings *s, localserver *ls, xb_error *
 		localserver_abort(ls);
 		return xb_err_set(err, XB_E_EXPORT, "cannot start %s: %s", ls->binary, strerror(e));
 	}
-	xb_info("started %s (pid %ld) on %s, socket %s", ls->binary, ls->child.pid, s->dir, ls->sock);
+	xb_info("started %s (pid %ld) on %s, socket %s", ls->binary, ls->child.pid, dir, ls->sock);
 	double t0 = xb_clock_sec(), said = t0;
 	for (;;) {
 		if (xb_child_ended(&ls->child)) {

@@ -35,7 +35,8 @@
 #      has is not replaced (refused), an Aria one goes beside (--rename).
 #   4. the exported backup restored whole (--copy-back): the same checksums,
 #      no row of the open transaction.
-#   5. --prepare --export again on the exported backup: the same .cfg files.
+#   5. --prepare --export again on the exported backup (--target-dir
+#      relative): the same .cfg files.
 #   6. an export whose server fails (--mariadbd=/bin/false): error, the
 #      backup is refused by --verify, --copy-back and --prepare without
 #      --export, naming the command that completes it; running it completes
@@ -301,8 +302,10 @@ rm -rf "${T:?}/r"
 # ---------------------------------------------------------------- 5. again
 log "--- 5. --prepare --export again"
 find "$T/b" -name '*.cfg' -print0 | LC_ALL=C sort -z | xargs -0 md5sum > "$T/cfg.before"
-xb_run --prepare --export --target-dir="$T/b"
-assert_ok "$XB_RC" "$XB_ERR" "a second --prepare --export"
+# (a relative --target-dir: the server on the backup takes its paths absolute)
+log "run (in $T): $(basename "$XB") --prepare --export --target-dir=b"
+(cd "$T" && "$XB" --prepare --export --target-dir=b > "$T/rel.out" 2> "$T/rel.err" < /dev/null)
+assert_ok "$?" "$T/rel.err" "a second --prepare --export, with a relative --target-dir"
 find "$T/b" -name '*.cfg' -print0 | LC_ALL=C sort -z | xargs -0 md5sum > "$T/cfg.after"
 assert_eq "$(cat "$T/cfg.before")" "$(cat "$T/cfg.after")" "the .cfg files of a second export"
 
