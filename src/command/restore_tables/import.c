@@ -338,42 +338,37 @@ int rt_import(rt_ctx *c, rt_item *it, xb_error *err)
 	double t0 = xb_clock_sec();
 	bool created = false;
 	int rc = 0;
+	const char *left = "the imported table is left as it is";
 	if (it->engine_files) {
 		if ((rc = place_engine_files(c, it, err)))
 			return rc;
+		left = "the table's files are left in place";
 		/* an Aria table from another server must be zerofilled before use: REPAIR does it */
 		if (!strcmp(it->engine_files[1], ".MAD") && (rc = repair(c, it, err))) {
-			failed(it, err, "the table's files are left in place");
+			failed(it, err, left);
 			return rc;
 		}
-		if ((rc = verify(c, it, err))) {
-			failed(it, err, "the table's files are left in place");
-			return rc;
+	} else {
+		if (!it->exists) {
+			if ((rc = create_target(c, it, err))) {
+				failed(it, err, "creating it failed: it does not exist");
+				return rc;
+			}
+			created = true;
 		}
-		it->secs = xb_clock_sec() - t0;
-		it->state = RT_RESTORED;
-		xb_info("restored %s.%s%s%s from its files in %s/%s: %llu rows, %.1f s", it->t->db, it->t->name,
-			it->t->renamed ? " as " : "", it->t->renamed ? it->qto : "", c->set->dir, it->fdb, it->rows, it->secs);
-		return 0;
+		rc = it->partitioned ? import_partitioned(c, it, created, err) : import_plain(c, it, created, err);
+		if (rc)
+			return rc;
 	}
-	if (!it->exists) {
-		if ((rc = create_target(c, it, err))) {
-			failed(it, err, "creating it failed: it does not exist");
-			return rc;
-		}
-		created = true;
-	}
-	rc = it->partitioned ? import_partitioned(c, it, created, err) : import_plain(c, it, created, err);
-	if (rc)
-		return rc;
 	if ((rc = verify(c, it, err))) {
-		failed(it, err, "the imported table is left as it is");
+		failed(it, err, left);
 		return rc;
 	}
 	it->secs = xb_clock_sec() - t0;
 	it->state = RT_RESTORED;
 	xb_info("restored %s.%s%s%s from %s/%s/%s%s: %llu rows, %.1f s", it->t->db, it->t->name,
 		it->t->renamed ? " as " : "", it->t->renamed ? it->qto : "", c->set->dir, it->fdb, it->fname,
-		it->partitioned ? "#P#* (every partition)" : ".ibd", it->rows, it->secs);
+		it->engine_files ? it->engine_files[0] : it->partitioned ? "#P#* (every partition)" : ".ibd", it->rows,
+		it->secs);
 	return 0;
 }

@@ -270,6 +270,27 @@ static int remote_dir(rt_ctx *c, rt_item *it, xb_error *err)
 	return 0;
 }
 
+/* The target's database must exist; it->exists: the server has the target table. */
+static int target_state(rt_ctx *c, rt_item *it, xb_error *err)
+{
+	const rt_table *t = it->t;
+	char ld[600], lt[600], sql[1500];
+	if (!xb_server_literal(t->to_db, ld, sizeof ld) || !xb_server_literal(t->to_name, lt, sizeof lt))
+		return xb_err_set(err, XB_E_USAGE, "name too long: %s.%s", t->to_db, t->to_name);
+	bool db_there = false;
+	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", ld);
+	int rc = exists(c, sql, &db_there, err);
+	if (rc)
+		return rc;
+	if (!db_there)
+		return xb_err_set(err, XB_E_SERVER_STATE, "the server has no database `%s` to restore %s.%s into", t->to_db,
+				  t->db, t->name),
+		       xb_err_hint(err, "create it first: CREATE DATABASE `%s`", t->to_db);
+	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+		 ld, lt);
+	return exists(c, sql, &it->exists, err);
+}
+
 static const char *engine_name(const rt_item *it)
 {
 	return strcmp(it->engine_files[1], ".MYD") ? "Aria" : "MyISAM";
@@ -303,20 +324,7 @@ static int resolve_engine_files(rt_ctx *c, rt_item *it, const char *path, xb_err
 		return xb_err_set(err, XB_E_MISSING_FILE, "table %s.%s is not in the backup %s (%s has no %s, and %s has "
 				  "no MyISAM or Aria files of it)", t->db, t->name, c->set->dir, XB_TABLEDEFS_FILE, path, dir),
 		       xb_err_hint(err, "name the tables as the backed-up server named them");
-	char ld[600], lt[600], sql[1500];
-	if (!xb_server_literal(t->to_db, ld, sizeof ld) || !xb_server_literal(t->to_name, lt, sizeof lt))
-		return xb_err_set(err, XB_E_USAGE, "name too long: %s.%s", t->to_db, t->to_name);
-	bool db_there = false;
-	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", ld);
-	if ((rc = exists(c, sql, &db_there, err)))
-		return rc;
-	if (!db_there)
-		return xb_err_set(err, XB_E_SERVER_STATE, "the server has no database `%s` to restore %s.%s into", t->to_db,
-				  t->db, t->name),
-		       xb_err_hint(err, "create it first: CREATE DATABASE `%s`", t->to_db);
-	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
-		 ld, lt);
-	if ((rc = exists(c, sql, &it->exists, err)))
+	if ((rc = target_state(c, it, err)))
 		return rc;
 	if (it->exists)
 		return xb_err_set(err, XB_E_USAGE, "%s.%s is a %s table the server has: --restore-tables puts one back only "
@@ -355,20 +363,7 @@ static int resolve_item(rt_ctx *c, const xb_tabledefs *defs, rt_item *it, xb_err
 				   "ALTER TABLE ... EXCHANGE PARTITION");
 	if ((rc = backup_files(c, it, err)))
 		return rc;
-	char ld[600], lt[600], sql[1500];
-	if (!xb_server_literal(t->to_db, ld, sizeof ld) || !xb_server_literal(t->to_name, lt, sizeof lt))
-		return xb_err_set(err, XB_E_USAGE, "name too long: %s.%s", t->to_db, t->to_name);
-	bool db_there = false;
-	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", ld);
-	if ((rc = exists(c, sql, &db_there, err)))
-		return rc;
-	if (!db_there)
-		return xb_err_set(err, XB_E_SERVER_STATE, "the server has no database `%s` to restore %s.%s into", t->to_db,
-				  t->db, t->name),
-		       xb_err_hint(err, "create it first: CREATE DATABASE `%s`", t->to_db);
-	snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
-		 ld, lt);
-	if ((rc = exists(c, sql, &it->exists, err)))
+	if ((rc = target_state(c, it, err)))
 		return rc;
 	char q[RT_Q_MAX];
 	rt_qualified(t->to_db, t->to_name, q, sizeof q);
